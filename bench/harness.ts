@@ -1,0 +1,113 @@
+/**
+ * Shared measuring helpers for `npm run bench`. Every entry reports medians of several rounds
+ * after a warm-up, so one slow round (GC, a noisy neighbour) does not decide a pass or a fail.
+ */
+
+export interface BenchRow {
+  /** What was measured, e.g. "client chatCompletion (non-streaming)". */
+  what: string;
+  /** The measured value (median). */
+  value: number;
+  /** "µs/call", "µs/chunk", "ms/op", "req/s", "MB"... */
+  unit: string;
+  /** Name of the reference it is compared with, if any. */
+  reference?: string;
+  /** value / reference value (or reference / value for throughput), if compared. */
+  ratio?: number;
+  /** Human-readable target, e.g. "<= 1.10x" or ">= 5000 req/s". */
+  target?: string;
+  /** Whether the target is met; undefined when the row is informational. */
+  pass?: boolean;
+}
+
+export interface MeasureOptions {
+  /** Calls before measuring (default 200). */
+  warmup?: number;
+  /** Measured rounds (default 7); the median round is reported. */
+  rounds?: number;
+  /** Calls per round (default 500). */
+  iterations?: number;
+}
+
+/** Median per-call time in microseconds of `fn`, called sequentially. */
+export async function measurePerCall(
+  fn: () => Promise<unknown>,
+  options: MeasureOptions = {},
+): Promise<number> {
+  const { warmup = 200, rounds = 7, iterations = 500 } = options;
+  for (let i = 0; i < warmup; i++) await fn();
+  const perCall: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < iterations; i++) await fn();
+    const elapsed = Number(process.hrtime.bigint() - start) / 1000;
+    perCall.push(elapsed / iterations);
+  }
+  return median(perCall);
+}
+
+/**
+ * Measures several candidates in interleaved rounds (A, B, C, A, B, C, ...) so that drift in the
+ * machine's speed affects all of them alike; returns the median per-call µs of each.
+ */
+export async function measureInterleaved(
+  candidates: Record<string, () => Promise<unknown>>,
+  options: MeasureOptions = {},
+): Promise<Record<string, number>> {
+  const { warmup = 200, rounds = 7, iterations = 500 } = options;
+  const names = Object.keys(candidates);
+  for (const name of names) {
+    const fn = candidates[name]!;
+    for (let i = 0; i < warmup; i++) await fn();
+  }
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const name of names) {
+      const fn = candidates[name]!;
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < iterations; i++) await fn();
+      const elapsed = Number(process.hrtime.bigint() - start) / 1000;
+      samples[name]!.push(elapsed / iterations);
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, median(samples[n]!)]));
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+/** A row comparing `value` with `referenceValue`, passing when value/reference <= maxRatio. */
+export function ratioRow(
+  what: string,
+  value: number,
+  unit: string,
+  reference: string,
+  referenceValue: number,
+  maxRatio: number,
+): BenchRow {
+  const ratio = value / referenceValue;
+  return {
+    what,
+    value,
+    unit,
+    reference,
+    ratio,
+    target: `<= ${maxRatio.toFixed(2)}x`,
+    pass: ratio <= maxRatio,
+  };
+}
+
+/** One bench entry: a named async function producing rows. */
+export interface BenchEntry {
+  name: string;
+  run: () => Promise<BenchRow[]>;
+}
