@@ -1,152 +1,360 @@
-// CONTRACT SKELETON: the method signatures below are fixed (other modules code against them);
-// the client helper replaces the bodies and may split the implementation into modules.
-import type {
-  Assistant,
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  CreateAssistantRequest,
-  CreateMessageRequest,
-  CreateThreadRequest,
-  DatasetThreadMessages,
-  Deleted,
-  ListDatasetThreadsMessagesRequest,
-  ListDatasetThreadsMessagesResponse,
-  ListPublicModelsResponse,
-  ListQuery,
-  ListResponse,
-  ListThreadsQuery,
-  Model,
-  PageRequest,
-  TextCompletion,
-  TextCompletionChunk,
-  TextCompletionRequest,
-  Thread,
-  ThreadMessage,
+/**
+ * StudioClient: one typed method per call of the service interface (and of the calls the notes
+ * add). Methods only shape requests; the request path (headers, retries, timeouts, validation,
+ * streaming) lives in request.ts, the per-call facts in calls.ts.
+ */
+import {
+  type Assistant,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  ChatCompletionChunkSchema,
+  type ChatCompletionRequest,
+  type CreateAssistantRequest,
+  type CreateMessageRequest,
+  type CreateThreadRequest,
+  type DatasetThreadMessages,
+  type Deleted,
+  type ListDatasetThreadsMessagesRequest,
+  type ListDatasetThreadsMessagesResponse,
+  type ListPublicModelsResponse,
+  type ListQuery,
+  type ListResponse,
+  type ListThreadsQuery,
+  type Model,
+  PATHS,
+  type PageRequest,
+  type TextCompletion,
+  type TextCompletionChunk,
+  TextCompletionChunkSchema,
+  type TextCompletionRequest,
+  type Thread,
+  type ThreadMessage,
 } from "../api-types";
+import { StudioValidationError } from "../errors";
+import { MODEL_URI_PATTERN } from "../validation";
+import { CALLS, listQueryString } from "./calls";
+import { resolveConfig } from "./config";
+import { checkLimit, checkPageSize, pageRequest, paginateList, paginateTokens } from "./pagination";
+import { Requester } from "./request";
 import type { RequestOptions, StudioClientOptions } from "./types";
 
+export type { RetryClass } from "./retry";
+export { abortReason, isRetryableStatus, parseRetryAfter, retryDelay, shouldRetry } from "./retry";
+export { DONE, parsePayload, SSEDecoder, type SSEEvent, SSELineParser, sseEvents } from "./sse";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./types";
+export { VERSION } from "./version";
 
-function notImplemented(): never {
-  throw new Error("not implemented yet");
+const DEFAULT_PAGE_SIZE = 20;
+
+function checkId(field: string, value: unknown): void {
+  if (typeof value !== "string" || value === "") {
+    throw new StudioValidationError(field, "must be a non-empty string");
+  }
+}
+
+function checkOrder(order: unknown): void {
+  if (order !== undefined && order !== "asc" && order !== "desc") {
+    throw new StudioValidationError("order", `must be "asc" or "desc" (got ${String(order)})`);
+  }
+}
+
+function checkListQuery(query: ListQuery | undefined): void {
+  if (!query) return;
+  checkLimit("limit", query.limit);
+  checkOrder(query.order);
+}
+
+function checkCompletion(body: { model?: unknown } | undefined, field: string, value: unknown) {
+  if (!body || typeof body !== "object") {
+    throw new StudioValidationError("body", "must be an object");
+  }
+  if (typeof body.model !== "string" || !MODEL_URI_PATTERN.test(body.model)) {
+    throw new StudioValidationError(
+      "model",
+      `must be a model uri shaped "<owner>/<model-name>" (got ${JSON.stringify(body.model)})`,
+    );
+  }
+  if (value === undefined) throw new StudioValidationError(field, "is required");
+}
+
+/** The request body with `stream` forced to the value the method implies. */
+function withStream<B extends { stream?: boolean }>(body: B, stream: boolean): B {
+  return body.stream === stream || (!stream && body.stream === undefined)
+    ? body
+    : { ...body, stream };
 }
 
 export class StudioClient {
-  constructor(_options: StudioClientOptions = {}) {}
+  readonly #requester: Requester;
+
+  constructor(options: StudioClientOptions = {}) {
+    this.#requester = new Requester(resolveConfig(options));
+  }
 
   // --- models (no key) ---
-  listPublicModels(
-    _params?: { page?: Partial<PageRequest> },
-    _options?: RequestOptions,
+
+  /** One page of public models. Needs `baseUrl` but no key; all four page fields are sent. */
+  async listPublicModels(
+    params?: { page?: Partial<PageRequest> },
+    options?: RequestOptions,
   ): Promise<ListPublicModelsResponse> {
-    notImplemented();
+    checkPageSize("page.limit", params?.page?.limit);
+    const body = { page: pageRequest(params?.page, DEFAULT_PAGE_SIZE) };
+    return this.#requester.call(CALLS.listPublicModels, PATHS.listPublicModels, body, options);
   }
-  iteratePublicModels(
-    _params?: { limit?: number },
-    _options?: RequestOptions,
+
+  /** Every public model, following page tokens. */
+  async *iteratePublicModels(
+    params?: { limit?: number },
+    options?: RequestOptions,
   ): AsyncIterable<Model> {
-    notImplemented();
+    checkPageSize("limit", params?.limit);
+    const limit = params?.limit ?? DEFAULT_PAGE_SIZE;
+    yield* paginateTokens(async (nextPageToken) => {
+      const res = await this.listPublicModels({ page: { limit, nextPageToken } }, options);
+      return { items: res.models, page: res.page };
+    }, PATHS.listPublicModels);
   }
 
   // --- completions (proxyUrl, Authorization) ---
-  chatCompletion(_body: ChatCompletionRequest, _options?: RequestOptions): Promise<ChatCompletion> {
-    notImplemented();
+
+  async chatCompletion(
+    body: ChatCompletionRequest,
+    options?: RequestOptions,
+  ): Promise<ChatCompletion> {
+    checkCompletion(body, "messages", body?.messages);
+    return this.#requester.call(
+      CALLS.chatCompletion,
+      PATHS.chatCompletions,
+      withStream(body, false),
+      options,
+    );
   }
+
   /** Lazy: the request starts on the first `next()`; breaking out of the loop cancels it. */
-  streamChatCompletion(
-    _body: ChatCompletionRequest,
-    _options?: RequestOptions,
+  async *streamChatCompletion(
+    body: ChatCompletionRequest,
+    options?: RequestOptions,
   ): AsyncIterable<ChatCompletionChunk> {
-    notImplemented();
+    checkCompletion(body, "messages", body?.messages);
+    yield* this.#requester.stream(
+      CALLS.chatCompletion,
+      ChatCompletionChunkSchema,
+      PATHS.chatCompletions,
+      withStream(body, true),
+      options,
+    );
   }
-  textCompletion(_body: TextCompletionRequest, _options?: RequestOptions): Promise<TextCompletion> {
-    notImplemented();
+
+  async textCompletion(
+    body: TextCompletionRequest,
+    options?: RequestOptions,
+  ): Promise<TextCompletion> {
+    checkCompletion(body, "prompt", body?.prompt);
+    return this.#requester.call(
+      CALLS.textCompletion,
+      PATHS.textCompletions,
+      withStream(body, false),
+      options,
+    );
   }
-  streamTextCompletion(
-    _body: TextCompletionRequest,
-    _options?: RequestOptions,
+
+  /** Lazy: the request starts on the first `next()`; breaking out of the loop cancels it. */
+  async *streamTextCompletion(
+    body: TextCompletionRequest,
+    options?: RequestOptions,
   ): AsyncIterable<TextCompletionChunk> {
-    notImplemented();
+    checkCompletion(body, "prompt", body?.prompt);
+    yield* this.#requester.stream(
+      CALLS.textCompletion,
+      TextCompletionChunkSchema,
+      PATHS.textCompletions,
+      withStream(body, true),
+      options,
+    );
   }
 
   // --- threads (baseUrl, X-Service-Key) ---
-  createThread(_body: CreateThreadRequest, _options?: RequestOptions): Promise<Thread> {
-    notImplemented();
+
+  createThread(body: CreateThreadRequest, options?: RequestOptions): Promise<Thread> {
+    return this.#requester.call(CALLS.createThread, PATHS.threads, body ?? {}, options);
   }
-  getThread(_threadId: string, _options?: RequestOptions): Promise<Thread> {
-    notImplemented();
+
+  async getThread(threadId: string, options?: RequestOptions): Promise<Thread> {
+    checkId("threadId", threadId);
+    return this.#requester.call(CALLS.getThread, PATHS.thread(threadId), undefined, options);
   }
-  deleteThread(_threadId: string, _options?: RequestOptions): Promise<Deleted> {
-    notImplemented();
+
+  async deleteThread(threadId: string, options?: RequestOptions): Promise<Deleted> {
+    checkId("threadId", threadId);
+    return this.#requester.call(CALLS.deleteThread, PATHS.thread(threadId), undefined, options);
   }
-  listThreads(_query?: ListThreadsQuery, _options?: RequestOptions): Promise<ListResponse<Thread>> {
-    notImplemented();
+
+  async listThreads(
+    query?: ListThreadsQuery,
+    options?: RequestOptions,
+  ): Promise<ListResponse<Thread>> {
+    checkListQuery(query);
+    const path = PATHS.threads + listQueryString(query ?? {});
+    return this.#requester.call(CALLS.listThreads, path, undefined, options);
   }
-  iterateThreads(_query?: ListThreadsQuery, _options?: RequestOptions): AsyncIterable<Thread> {
-    notImplemented();
+
+  /** Every thread, oldest first unless `order` says otherwise, across all pages. */
+  async *iterateThreads(query?: ListThreadsQuery, options?: RequestOptions): AsyncIterable<Thread> {
+    checkListQuery(query);
+    const q = { ...query, order: query?.order ?? "asc" };
+    yield* paginateList(
+      (after) => this.listThreads({ ...q, after }, options),
+      q.after,
+      PATHS.threads,
+    );
   }
 
   // --- messages ---
-  createMessage(
-    _threadId: string,
-    _body: CreateMessageRequest,
-    _options?: RequestOptions,
+
+  async createMessage(
+    threadId: string,
+    body: CreateMessageRequest,
+    options?: RequestOptions,
   ): Promise<ThreadMessage> {
-    notImplemented();
+    checkId("threadId", threadId);
+    return this.#requester.call(CALLS.createMessage, PATHS.messages(threadId), body, options);
   }
-  listMessages(
-    _threadId: string,
-    _query?: ListQuery,
-    _options?: RequestOptions,
+
+  async listMessages(
+    threadId: string,
+    query?: ListQuery,
+    options?: RequestOptions,
   ): Promise<ListResponse<ThreadMessage>> {
-    notImplemented();
+    checkId("threadId", threadId);
+    checkListQuery(query);
+    const path = PATHS.messages(threadId) + listQueryString(query ?? {});
+    return this.#requester.call(CALLS.listMessages, path, undefined, options);
   }
-  iterateMessages(
-    _threadId: string,
-    _query?: ListQuery,
-    _options?: RequestOptions,
+
+  /** Every message of a thread, oldest first unless `order` says otherwise, across all pages. */
+  async *iterateMessages(
+    threadId: string,
+    query?: ListQuery,
+    options?: RequestOptions,
   ): AsyncIterable<ThreadMessage> {
-    notImplemented();
+    checkId("threadId", threadId);
+    checkListQuery(query);
+    const q = { ...query, order: query?.order ?? "asc" };
+    yield* paginateList(
+      (after) => this.listMessages(threadId, { ...q, after }, options),
+      q.after,
+      PATHS.messages(threadId),
+    );
   }
-  deleteMessage(
-    _threadId: string,
-    _messageId: string,
-    _options?: RequestOptions,
+
+  async deleteMessage(
+    threadId: string,
+    messageId: string,
+    options?: RequestOptions,
   ): Promise<Deleted> {
-    notImplemented();
+    checkId("threadId", threadId);
+    checkId("messageId", messageId);
+    const path = PATHS.message(threadId, messageId);
+    return this.#requester.call(CALLS.deleteMessage, path, undefined, options);
   }
 
   // --- assistants ---
-  createAssistant(_body: CreateAssistantRequest, _options?: RequestOptions): Promise<Assistant> {
-    notImplemented();
+
+  createAssistant(body: CreateAssistantRequest, options?: RequestOptions): Promise<Assistant> {
+    return this.#requester.call(CALLS.createAssistant, PATHS.assistants, body, options);
   }
-  getAssistant(_assistantId: string, _options?: RequestOptions): Promise<Assistant> {
-    notImplemented();
+
+  async getAssistant(assistantId: string, options?: RequestOptions): Promise<Assistant> {
+    checkId("assistantId", assistantId);
+    const path = PATHS.assistant(assistantId);
+    return this.#requester.call(CALLS.getAssistant, path, undefined, options);
   }
-  listAssistants(_query?: ListQuery, _options?: RequestOptions): Promise<ListResponse<Assistant>> {
-    notImplemented();
+
+  async listAssistants(
+    query?: ListQuery,
+    options?: RequestOptions,
+  ): Promise<ListResponse<Assistant>> {
+    checkListQuery(query);
+    const path = PATHS.assistants + listQueryString(query ?? {});
+    return this.#requester.call(CALLS.listAssistants, path, undefined, options);
   }
-  iterateAssistants(_query?: ListQuery, _options?: RequestOptions): AsyncIterable<Assistant> {
-    notImplemented();
+
+  /** Every assistant, oldest first unless `order` says otherwise, across all pages. */
+  async *iterateAssistants(query?: ListQuery, options?: RequestOptions): AsyncIterable<Assistant> {
+    checkListQuery(query);
+    const q = { ...query, order: query?.order ?? "asc" };
+    yield* paginateList(
+      (after) => this.listAssistants({ ...q, after }, options),
+      q.after,
+      PATHS.assistants,
+    );
   }
 
   // --- thread datasets ---
-  listDatasetThreadsMessages(
-    _body: Omit<ListDatasetThreadsMessagesRequest, "page"> & { page?: Partial<PageRequest> },
-    _options?: RequestOptions,
+
+  /** One page of a dataset's threads with their messages; missing page fields are filled. */
+  async listDatasetThreadsMessages(
+    body: Omit<ListDatasetThreadsMessagesRequest, "page"> & { page?: Partial<PageRequest> },
+    options?: RequestOptions,
   ): Promise<ListDatasetThreadsMessagesResponse> {
-    notImplemented();
-  }
-  iterateDatasetThreadsMessages(
-    _body: Omit<ListDatasetThreadsMessagesRequest, "page"> & { pageSize?: number },
-    _options?: RequestOptions,
-  ): AsyncIterable<DatasetThreadMessages> {
-    notImplemented();
+    checkId("datasetId", body?.datasetId);
+    checkPageSize("page.limit", body.page?.limit);
+    const request: ListDatasetThreadsMessagesRequest = {
+      ...body,
+      page: pageRequest(body.page, DEFAULT_PAGE_SIZE),
+    };
+    return this.#requester.call(
+      CALLS.listDatasetThreadsMessages,
+      PATHS.listDatasetThreadsMessages,
+      request,
+      options,
+    );
   }
 
-  /** Releases pooled sockets. The client cannot be used afterwards. */
+  /** Every thread of a dataset with its messages, following page tokens. */
+  async *iterateDatasetThreadsMessages(
+    body: Omit<ListDatasetThreadsMessagesRequest, "page"> & { pageSize?: number },
+    options?: RequestOptions,
+  ): AsyncIterable<DatasetThreadMessages> {
+    checkId("datasetId", body?.datasetId);
+    checkPageSize("pageSize", body.pageSize);
+    const { pageSize = DEFAULT_PAGE_SIZE, ...rest } = body;
+    yield* paginateTokens(async (nextPageToken) => {
+      const res = await this.listDatasetThreadsMessages(
+        { ...rest, page: { limit: pageSize, nextPageToken } },
+        options,
+      );
+      return { items: res.threadsMessages, page: res.page };
+    }, PATHS.listDatasetThreadsMessages);
+  }
+
+  /**
+   * Releases pooled sockets (calls still in flight fail). Idempotent. The client cannot be used
+   * afterwards. A `dispatcher` passed in the options is left open for its owner to close.
+   */
   close(): Promise<void> {
-    notImplemented();
+    return this.#requester.close();
+  }
+
+  /** Safe to log: addresses and settings, never the key. */
+  toJSON(): Record<string, unknown> {
+    const c = this.#requester.config;
+    return {
+      baseUrl: c.studio ? c.studio.origin + c.studio.prefix : undefined,
+      proxyUrl: c.proxy ? c.proxy.origin + c.proxy.prefix : undefined,
+      orgId: c.orgId,
+      apiKey: c.apiKey === undefined ? undefined : "[REDACTED]",
+      timeout: c.timeout,
+      streamIdleTimeout: c.streamIdleTimeout,
+      maxRetries: c.maxRetries,
+      maxResponseBytes: c.maxResponseBytes,
+      transport: this.#requester.transport.name,
+      closed: this.#requester.closed,
+    };
+  }
+
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `StudioClient ${JSON.stringify(this.toJSON())}`;
   }
 }

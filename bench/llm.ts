@@ -1,0 +1,142 @@
+/**
+ * Per-call time of `StudioLLM.invoke` against the thinnest possible `LLM` subclass (its `_call`
+ * is one undici request and a JSON parse), in interleaved rounds on the same emulator. The
+ * emulator runs in a child process so its work does not land on the measured thread and hide
+ * the client-side overhead being compared.
+ *
+ *   npx tsx bench/llm.ts
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LLM } from "@langchain/core/language_models/llms";
+import { Pool } from "undici";
+import { StudioLLM } from "../src/llms";
+import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow } from "./harness";
+
+const MODEL = "studio/echo-text";
+const PROMPT = "Hello, how are you today?";
+const MAX_TOKENS = 16;
+const TARGET_RATIO = 1.15;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface Child {
+  process: ChildProcess;
+  proxyUrl: string;
+  apiKey: string;
+}
+
+async function startChild(): Promise<Child> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/emulator/cli.ts", "--port", "0"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const output = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(
+      () => reject(new Error("the emulator did not start within 30 s")),
+      30_000,
+    );
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      text += chunk;
+      if (text.includes("STUDIO_API_KEY=") && text.endsWith("\n")) {
+        clearTimeout(timer);
+        resolve(text);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
+  });
+  const proxyUrl = /STUDIO_PROXY_URL=(\S+)/.exec(output)?.[1];
+  const apiKey = /STUDIO_API_KEY=(\S+)/.exec(output)?.[1];
+  if (!proxyUrl || !apiKey) throw new Error(`unexpected emulator output: ${output}`);
+  return { process: child, proxyUrl, apiKey };
+}
+
+async function stopChild(child: Child): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.process.once("exit", () => resolve()));
+  child.process.kill("SIGTERM");
+  await exited;
+}
+
+/** The reference: nothing but a request, a JSON parse and core's own `LLM` plumbing. */
+class BareUndiciLLM extends LLM {
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #headers: Record<string, string>;
+
+  constructor(proxyUrl: string, apiKey: string) {
+    super({});
+    const url = new URL(proxyUrl);
+    this.#pool = new Pool(url.origin);
+    this.#path = `${url.pathname}/text/completions`;
+    this.#headers = { "content-type": "application/json", authorization: apiKey };
+  }
+
+  _llmType(): string {
+    return "bare-undici";
+  }
+
+  async _call(prompt: string): Promise<string> {
+    const response = await this.#pool.request({
+      method: "POST",
+      path: this.#path,
+      headers: this.#headers,
+      body: JSON.stringify({ model: MODEL, prompt, max_tokens: MAX_TOKENS }),
+    });
+    const body = (await response.body.json()) as { choices: { text: string }[] };
+    return body.choices[0]?.text ?? "";
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+}
+
+export const llmBench: BenchEntry = {
+  name: "llm",
+  async run(): Promise<BenchRow[]> {
+    const child = await startChild();
+    const bare = new BareUndiciLLM(child.proxyUrl, child.apiKey);
+    const studio = new StudioLLM({
+      model: MODEL,
+      apiKey: child.apiKey,
+      proxyUrl: child.proxyUrl,
+      maxTokens: MAX_TOKENS,
+    });
+    try {
+      const expected = await bare.invoke(PROMPT);
+      const got = await studio.invoke(PROMPT);
+      if (got !== expected) throw new Error(`the two answers differ: ${got} vs ${expected}`);
+      const times = await measureInterleaved({
+        studio: () => studio.invoke(PROMPT),
+        bare: () => bare.invoke(PROMPT),
+      });
+      const studioUs = times.studio ?? Number.NaN;
+      const bareUs = times.bare ?? Number.NaN;
+      return [
+        ratioRow(
+          "StudioLLM.invoke (emulator, non-streaming)",
+          studioUs,
+          "µs/call",
+          "bare-undici LLM",
+          bareUs,
+          TARGET_RATIO,
+        ),
+        { what: "bare-undici LLM.invoke (reference)", value: bareUs, unit: "µs/call" },
+      ];
+    } finally {
+      await studio.client.close();
+      await bare.close();
+      await stopChild(child);
+    }
+  },
+};
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const rows = await llmBench.run();
+  for (const row of rows) {
+    const ratio = row.ratio === undefined ? "" : `  ${row.ratio.toFixed(3)}x ${row.target}`;
+    const verdict = row.pass === undefined ? "" : row.pass ? "  pass" : "  FAIL";
+    console.log(`${row.what}: ${row.value.toFixed(1)} ${row.unit}${ratio}${verdict}`);
+  }
+}

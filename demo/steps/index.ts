@@ -1,0 +1,21 @@
+import type { DemoStep } from "../step";
+import { assistantStep } from "./assistant";
+import { conversationStep } from "./conversation";
+import { datasetStep } from "./dataset";
+import { invokeStep } from "./invoke";
+import { modelsStep } from "./models";
+import { streamStep } from "./stream";
+import { structuredStep } from "./structured";
+import { toolsStep } from "./tools";
+
+/** The walk-through, in order; `models` must come first (it picks the model). */
+export const steps: readonly DemoStep[] = [
+  modelsStep,
+  invokeStep,
+  streamStep,
+  toolsStep,
+  structuredStep,
+  conversationStep,
+  datasetStep,
+  assistantStep,
+];

@@ -1,0 +1,106 @@
+/**
+ * `loadAssistantAgent`: fetches the assistant (unless given), checks the tools against it,
+ * resolves its two model references and builds the agent (see ./agent).
+ */
+import { ChatStudio } from "../chat_models";
+import { StudioClient } from "../client";
+import { StudioValidationError } from "../errors";
+import { validateField } from "../validation";
+import { type AssistantAgent, buildAssistantAgent } from "./agent";
+import { importLangChain } from "./langchain-import";
+import { type ResolvedModelSettings, resolveModelSettings, sameModelSettings } from "./model-refs";
+import { requireId } from "./resources";
+import { matchTools } from "./tool-match";
+import type { LoadAssistantAgentParams } from "./types";
+
+export const DEFAULT_MAX_ITERATIONS = 15;
+
+/**
+ * Loads an assistant (or takes the record given) and returns a runnable agent:
+ * `invoke({ messages })` resolves to `{ messages }` with the final answer last; `stream` and
+ * `streamEvents` work; callbacks and `signal` in the call config reach the models and tools.
+ *
+ * Fails before any model call when a declared tool has no implementation, an implementation is
+ * not declared, or a model reference cannot be resolved. Needs the optional peer `langchain`.
+ */
+export async function loadAssistantAgent(
+  params: LoadAssistantAgentParams,
+): Promise<AssistantAgent> {
+  const maxIterations = checkParams(params);
+  const langchain = await importLangChain();
+  const client = params.client ?? new StudioClient();
+  let assistant = params.assistant;
+  if (!assistant) {
+    requireId(params.assistantId);
+    assistant = await client.getAssistant(params.assistantId);
+  }
+  const declaredTools = matchTools(assistant, params.tools);
+
+  const functionSettings = await resolveModelSettings(
+    assistant,
+    assistant.functionModel,
+    "functionModel",
+    client,
+  );
+  const responseSettings = assistant.responseModel
+    ? await resolveModelSettings(assistant, assistant.responseModel, "responseModel", client)
+    : functionSettings;
+
+  return buildAssistantAgent(langchain, {
+    functionModel: chatModel(functionSettings, "functionModel", client),
+    responseModel: sameModelSettings(functionSettings, responseSettings)
+      ? undefined
+      : chatModel(responseSettings, "responseModel", client),
+    declaredTools,
+    tools: params.tools,
+    instructions: assistant.instructions,
+    history: params.history,
+    maxIterations,
+  });
+}
+
+function checkParams(params: LoadAssistantAgentParams): number {
+  if (params === null || typeof params !== "object") {
+    throw new StudioValidationError(
+      "params",
+      "must be an object { assistant | assistantId, tools }",
+    );
+  }
+  if ((params.assistant === undefined) === (params.assistantId === undefined)) {
+    throw new StudioValidationError(
+      "assistant",
+      "pass exactly one of `assistant` (a record) or `assistantId`",
+    );
+  }
+  if (!Array.isArray(params.tools)) {
+    throw new StudioValidationError(
+      "tools",
+      "must be an array of LangChain tools implementing the assistant's functions ([] if it has none)",
+    );
+  }
+  const { maxIterations = DEFAULT_MAX_ITERATIONS } = params;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw new StudioValidationError(
+      "maxIterations",
+      `must be an integer >= 1 (got ${maxIterations})`,
+    );
+  }
+  return maxIterations;
+}
+
+/** A ChatStudio for one of the assistant's models, tagged so traces and streams tell them apart. */
+function chatModel(
+  settings: ResolvedModelSettings,
+  field: "functionModel" | "responseModel",
+  client: StudioClient,
+): ChatStudio {
+  validateField("temperature", `${field}.temperature`, settings.temperature);
+  validateField("topP", `${field}.topP`, settings.topP);
+  return new ChatStudio({
+    model: settings.model,
+    client,
+    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.topP === undefined ? {} : { topP: settings.topP }),
+    tags: [`studio:${field}`],
+  });
+}

@@ -1,0 +1,78 @@
+/**
+ * Turns an assistant's model references into model uris. A reference is either a uri
+ * (`<owner>/<name>`, used as is) or a model record id, which only the model listing maps to a
+ * uri. The listing is read at most once per client (and only when some reference needs it);
+ * a failed read is not cached, so the next load tries again.
+ */
+import type { Assistant, ModelSettings } from "../api-types";
+import type { StudioClient } from "../client";
+import { StudioValidationError } from "../errors";
+import { MODEL_URI_PATTERN } from "../validation";
+
+type ModelListing = Pick<StudioClient, "iteratePublicModels">;
+
+const listings = new WeakMap<ModelListing, Promise<ReadonlyMap<string, string>>>();
+
+/** Record id -> uri of every public model, read once per client. */
+export function modelUrisById(client: ModelListing): Promise<ReadonlyMap<string, string>> {
+  let listing = listings.get(client);
+  if (!listing) {
+    listing = readListing(client);
+    listings.set(client, listing);
+    listing.catch(() => listings.delete(client));
+  }
+  return listing;
+}
+
+async function readListing(client: ModelListing): Promise<ReadonlyMap<string, string>> {
+  const uris = new Map<string, string>();
+  for await (const model of client.iteratePublicModels()) uris.set(model.id, model.uri);
+  return uris;
+}
+
+/** The sampling settings of one of the assistant's models, with the model as a uri. */
+export interface ResolvedModelSettings {
+  model: string;
+  temperature: number | undefined;
+  topP: number | undefined;
+}
+
+/**
+ * Resolves `settings.modelId`; when it is missing, or is a record id the listing does not hold,
+ * falls back to the assistant's `modelName`, then to its `modelId`.
+ *
+ * @param field `functionModel` or `responseModel`, named in the error when nothing resolves.
+ */
+export async function resolveModelSettings(
+  assistant: Assistant,
+  settings: ModelSettings | null | undefined,
+  field: string,
+  client: ModelListing,
+): Promise<ResolvedModelSettings> {
+  const candidates = [settings?.modelId, assistant.modelName, assistant.modelId].filter(
+    (ref): ref is string => typeof ref === "string" && ref.trim() !== "",
+  );
+  for (const ref of candidates) {
+    if (MODEL_URI_PATTERN.test(ref)) return withSampling(ref, settings);
+    const uri = (await modelUrisById(client)).get(ref);
+    if (uri) return withSampling(uri, settings);
+  }
+  throw new StudioValidationError(
+    `${field}.modelId`,
+    candidates.length === 0
+      ? `is missing and the assistant has no modelName to fall back to (assistant ${assistant.id})`
+      : `could not be resolved to a model uri: none of ${candidates.map((c) => `"${c}"`).join(", ")} ` +
+          `is a uri "<owner>/<model-name>" or the id of a listed public model (assistant ${assistant.id})`,
+  );
+}
+
+function withSampling(
+  model: string,
+  settings: ModelSettings | null | undefined,
+): ResolvedModelSettings {
+  return { model, temperature: settings?.temperature, topP: settings?.topP };
+}
+
+export function sameModelSettings(a: ResolvedModelSettings, b: ResolvedModelSettings): boolean {
+  return a.model === b.model && a.temperature === b.temperature && a.topP === b.topP;
+}

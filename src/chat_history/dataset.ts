@@ -1,0 +1,61 @@
+/**
+ * Conversations of a thread dataset as LangChain messages, for evaluation and fine-tuning
+ * exports. Pages are followed to the end; messages go through the same codec as the history.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import type { StudioClient } from "../client";
+import type { RequestOptions, StudioClientOptions } from "../client/types";
+import { decodeMessages } from "../converters/thread-messages";
+import { StudioValidationError } from "../errors";
+import { resolveClient } from "./client-options";
+
+export interface DatasetConversation {
+  threadId: string;
+  /** As the service sent it (a timestamp string or number), undefined when it sent none. */
+  createdAt: string | number | undefined;
+  /** The thread's messages in the order the service lists them. */
+  messages: BaseMessage[];
+}
+
+export interface LoadDatasetConversationsInput extends StudioClientOptions {
+  datasetId: string;
+  /** Order of the threads; the service's default is created_at ascending. */
+  order?: string;
+  /** `auth` of the dataset call (organization, cluster). */
+  auth?: { organization?: string; cluster?: string };
+  /** Threads per page asked of the service. */
+  pageSize?: number;
+  /** A client to use; instead of it, pass the client options (`apiKey`, `baseUrl`...). */
+  client?: StudioClient;
+}
+
+/**
+ * Yields each thread of the dataset with its messages decoded.
+ * @example
+ * for await (const { threadId, messages } of loadDatasetConversations({ datasetId })) { ... }
+ */
+export async function* loadDatasetConversations(
+  input: LoadDatasetConversationsInput,
+  requestOptions?: RequestOptions,
+): AsyncGenerator<DatasetConversation> {
+  if (typeof input?.datasetId !== "string" || input.datasetId === "") {
+    throw new StudioValidationError("datasetId", "must be a non-empty string");
+  }
+  const client = resolveClient(input);
+  const pages = client.iterateDatasetThreadsMessages(
+    {
+      datasetId: input.datasetId,
+      ...(input.order === undefined ? {} : { order: input.order }),
+      ...(input.auth === undefined ? {} : { auth: input.auth }),
+      ...(input.pageSize === undefined ? {} : { pageSize: input.pageSize }),
+    },
+    requestOptions,
+  );
+  for await (const entry of pages) {
+    yield {
+      threadId: entry.threadId,
+      createdAt: entry.createdAt,
+      messages: decodeMessages(entry.messages),
+    };
+  }
+}

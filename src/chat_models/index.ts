@@ -1,0 +1,438 @@
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type {
+  BaseLanguageModelInput,
+  StructuredOutputMethodOptions,
+} from "@langchain/core/language_models/base";
+import {
+  BaseChatModel,
+  type BindToolsInput,
+  type LangSmithParams,
+} from "@langchain/core/language_models/chat_models";
+import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
+import {
+  convertOpenAICompletionsStream,
+  type OpenAICompletionsStreamChunk,
+} from "@langchain/core/language_models/openai_completions_stream";
+import type {
+  AIMessage,
+  AIMessageChunk,
+  BaseMessage,
+  UsageMetadata,
+} from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
+import type { Runnable } from "@langchain/core/runnables";
+import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
+import type { InteropZodType } from "@langchain/core/utils/types";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatTool,
+  CompletionParams,
+  ToolChoice,
+} from "../api-types";
+import type { StudioClient } from "../client";
+import {
+  addChunkToChoices,
+  choicesInOrder,
+  convertCompletionToChatGenerations,
+  convertDeltaToAIMessageChunk,
+  convertMessagesToStudioParams,
+  convertUsageToAIMessageChunk,
+  MODEL_PROVIDER,
+} from "../converters/messages";
+import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
+import { convertUsage } from "../converters/usage";
+import { StudioResponseError } from "../errors";
+import {
+  baseModelParams,
+  buildCompletionParams,
+  buildRequestOptions,
+  clientResolver,
+  completionLsParams,
+  resolveModelSettings,
+  STUDIO_ALIASES,
+  STUDIO_SECRETS,
+  STUDIO_SERIALIZABLE_KEYS,
+  type StudioModelSettings,
+  validateCallOptions,
+} from "../language_models/common";
+import { buildStructuredOutput } from "./structured_output";
+import type { ChatStudioCallOptions, ChatStudioInput } from "./types";
+
+export type { ChatStudioCallOptions, ChatStudioInput } from "./types";
+
+/** The request parameters of a call: everything but the messages. */
+export interface ChatStudioInvocationParams extends CompletionParams {
+  tools?: ChatTool[];
+  tool_choice?: ToolChoice;
+  response_format?: ChatCompletionRequest["response_format"];
+}
+
+/** A zod v3 or v4 schema, a standard schema, or a JSON schema object. */
+export type StructuredOutputSchema<RunOutput extends Record<string, unknown>> =
+  | InteropZodType<RunOutput>
+  | SerializableSchema<RunOutput>
+  | Record<string, unknown>;
+
+type TokenUsage = { promptTokens: number; completionTokens: number; totalTokens: number };
+
+/**
+ * The Studio chat model, a LangChain `BaseChatModel` over the chat completions call.
+ *
+ * ```ts
+ * const model = new ChatStudio({ model: "acme/chat-small", temperature: 0 });
+ * const reply = await model.invoke("Hello");
+ * ```
+ */
+export class ChatStudio
+  extends BaseChatModel<ChatStudioCallOptions, AIMessageChunk>
+  implements StudioModelSettings
+{
+  static override lc_name(): string {
+    return "ChatStudio";
+  }
+
+  override lc_serializable = true;
+
+  override get lc_secrets(): Record<string, string> {
+    return STUDIO_SECRETS;
+  }
+
+  override get lc_aliases(): Record<string, string> {
+    return STUDIO_ALIASES;
+  }
+
+  override get lc_serializable_keys(): string[] {
+    return [...STUDIO_SERIALIZABLE_KEYS];
+  }
+
+  override get callKeys(): string[] {
+    return [
+      ...super.callKeys,
+      "tools",
+      "tool_choice",
+      "response_format",
+      "streamUsage",
+      "temperature",
+      "maxTokens",
+      "topP",
+      "n",
+      "presencePenalty",
+      "frequencyPenalty",
+      "penalty",
+      "logitBias",
+    ];
+  }
+
+  model: string;
+  /** Held only so serialization can write a secret reference in its place; never sent elsewhere. */
+  apiKey?: string;
+  orgId?: string;
+  proxyUrl?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  n?: number;
+  stop?: string[];
+  stopSequences?: string[];
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  penalty?: number;
+  logitBias?: Record<string, number>;
+  streaming = false;
+  streamUsage = true;
+  timeout?: number;
+  /** Retries of the client (the only retrying layer). */
+  maxRetries?: number;
+  modelKwargs?: Record<string, unknown>;
+
+  readonly #client: () => StudioClient;
+  /** Converted tools per bound tools array: agents call with the same tools many times. */
+  readonly #toolCache = new WeakMap<readonly BindToolsInput[], ChatTool[]>();
+
+  constructor(fields: ChatStudioInput) {
+    const settings = resolveModelSettings(fields);
+    super(baseModelParams(fields));
+    this.model = settings.model;
+    this.apiKey = fields.apiKey;
+    this.orgId = fields.orgId;
+    this.proxyUrl = fields.proxyUrl;
+    this.baseUrl = fields.baseUrl;
+    this.temperature = settings.temperature;
+    this.maxTokens = settings.maxTokens;
+    this.topP = settings.topP;
+    this.n = settings.n;
+    this.stop = settings.stop;
+    this.stopSequences = settings.stop;
+    this.presencePenalty = settings.presencePenalty;
+    this.frequencyPenalty = settings.frequencyPenalty;
+    this.penalty = settings.penalty;
+    this.logitBias = settings.logitBias;
+    this.streaming = fields.streaming ?? false;
+    this.streamUsage = fields.streamUsage ?? true;
+    this.timeout = settings.timeout;
+    this.maxRetries = settings.maxRetries;
+    this.modelKwargs = settings.modelKwargs;
+    this.#client = clientResolver(fields);
+  }
+
+  /** The client this model sends through (the `client` option, or one built on first use). */
+  get client(): StudioClient {
+    return this.#client();
+  }
+
+  _llmType(): string {
+    return "studio";
+  }
+
+  /** The request parameters (snake_case, without messages) for these call options. */
+  override invocationParams(options?: this["ParsedCallOptions"]): ChatStudioInvocationParams {
+    const params = buildCompletionParams(this, options) as ChatStudioInvocationParams;
+    const tools = options?.tools?.length ? this.#convertTools(options.tools) : undefined;
+    if (tools) params.tools = tools;
+    const toolChoice = convertToolChoiceToStudio(options?.tool_choice, tools);
+    if (toolChoice !== undefined) params.tool_choice = toolChoice;
+    if (options?.response_format !== undefined) params.response_format = options.response_format;
+    return params;
+  }
+
+  override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
+    return { ...completionLsParams(buildCompletionParams(this, options)), ls_model_type: "chat" };
+  }
+
+  override _identifyingParams(): Record<string, unknown> {
+    return { model_name: this.model, ...buildCompletionParams(this) };
+  }
+
+  override _combineLLMOutput(...outputs: LLMResult["llmOutput"][]): LLMResult["llmOutput"] {
+    const total: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    for (const output of outputs) {
+      const usage = output?.tokenUsage as Partial<TokenUsage> | undefined;
+      total.promptTokens += usage?.promptTokens ?? 0;
+      total.completionTokens += usage?.completionTokens ?? 0;
+      total.totalTokens += usage?.totalTokens ?? 0;
+    }
+    return { tokenUsage: total };
+  }
+
+  override bindTools(
+    tools: BindToolsInput[],
+    kwargs?: Partial<ChatStudioCallOptions>,
+  ): Runnable<BaseLanguageModelInput, AIMessageChunk, ChatStudioCallOptions> {
+    return this.withConfig({ ...kwargs, tools } as Partial<ChatStudioCallOptions>);
+  }
+
+  async _generate(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    if (this.streaming) return this.#generateByStreaming(messages, options, runManager);
+    const body = this.#requestBody(messages, options, false);
+    const requestOptions = buildRequestOptions(this, options);
+    const completion = await this.caller.call(() =>
+      this.client.chatCompletion(body, requestOptions),
+    );
+    const generations = convertCompletionToChatGenerations(completion);
+    if (generations.length === 0) {
+      throw new StudioResponseError("POST", "/chat/completions", "the completion has no choices");
+    }
+    const usage = convertUsage(completion.usage);
+    return { generations, llmOutput: usage ? { tokenUsage: tokenUsage(usage) } : {} };
+  }
+
+  async #generateByStreaming(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
+    const byChoice = new Map<number, ChatGenerationChunk>();
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
+      addChunkToChoices(byChoice, chunk);
+    }
+    const generations = choicesInOrder(byChoice);
+    if (generations.length === 0) {
+      throw new StudioResponseError("POST", "/chat/completions", "the stream carried no choices");
+    }
+    let usage: UsageMetadata | undefined;
+    for (const generation of generations) {
+      const message = generation.message as AIMessageChunk;
+      if (message.usage_metadata) {
+        // Core's chunk merge leaves empty detail objects behind; drop them so the message equals
+        // the one a non-streamed call returns.
+        message.usage_metadata = withoutEmptyDetails(message.usage_metadata);
+        usage ??= message.usage_metadata;
+      }
+    }
+    return { generations, llmOutput: usage ? { tokenUsage: tokenUsage(usage) } : {} };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const body = this.#requestBody(messages, options, true);
+    const streamUsage = options.streamUsage ?? this.streamUsage;
+    const tagChoice = (body.n ?? 1) > 1;
+    const promptIndex = (options as { promptIndex?: number }).promptIndex ?? 0;
+    const stream = this.client.streamChatCompletion(body, buildRequestOptions(this, options));
+    for await (const chunk of stream) {
+      const choices = chunk.choices;
+      for (let c = 0; c < choices.length; c++) {
+        const choice = choices[c] as ChatCompletionChunk["choices"][number];
+        const message = convertDeltaToAIMessageChunk(choice, chunk);
+        if (streamUsage && chunk.usage && c === choices.length - 1) {
+          message.usage_metadata = convertUsage(chunk.usage);
+        }
+        const text = typeof message.content === "string" ? message.content : "";
+        const generation = new ChatGenerationChunk({
+          message,
+          text,
+          ...(tagChoice && { generationInfo: { completion: choice.index } }),
+        });
+        yield generation;
+        if (runManager) {
+          await runManager.handleLLMNewToken(
+            text,
+            { prompt: promptIndex, completion: choice.index },
+            undefined,
+            undefined,
+            undefined,
+            { chunk: generation },
+          );
+        }
+      }
+      if (choices.length === 0 && streamUsage) {
+        const message = convertUsageToAIMessageChunk(chunk);
+        if (message) {
+          yield new ChatGenerationChunk({
+            message,
+            text: "",
+            ...(tagChoice && { generationInfo: { completion: 0 } }),
+          });
+        }
+      }
+    }
+  }
+
+  /**
+   * Core's content-block event stream (`streamEvents()` without a version), converted by core's
+   * own OpenAI-completions converter; only the response metadata is made Studio's. Events cover
+   * the first choice.
+   */
+  override async *_streamChatModelEvents(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    _runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatModelStreamEvent> {
+    const body = this.#requestBody(messages, options, true);
+    const streamUsage = options.streamUsage ?? this.streamUsage;
+    const stream = this.client.streamChatCompletion(body, buildRequestOptions(this, options));
+    let first: ChatCompletionChunk | undefined;
+    let finishReason: string | undefined;
+    const events = convertOpenAICompletionsStream(
+      stream as AsyncIterable<unknown> as AsyncIterable<OpenAICompletionsStreamChunk>,
+      {
+        streamUsage,
+        provider: MODEL_PROVIDER,
+        mapChunk: (chunk) => {
+          const studioChunk = chunk as unknown as ChatCompletionChunk;
+          first ??= studioChunk;
+          const reason = studioChunk.choices[0]?.finish_reason;
+          if (reason != null) finishReason = reason;
+          return chunk;
+        },
+      },
+    );
+    for await (const event of events) {
+      if (event.event !== "message-finish") {
+        yield event;
+        continue;
+      }
+      yield {
+        ...event,
+        responseMetadata: {
+          model_provider: MODEL_PROVIDER,
+          model_name: first?.model,
+          finish_reason: finishReason,
+          id: first?.id,
+          created: first?.created,
+        },
+      };
+    }
+  }
+
+  /**
+   * Structured output as `{ raw, parsed }` or the parsed value. `method`: "functionCalling"
+   * (default; the schema is a forced tool) or "jsonMode" (`response_format: json_object`).
+   */
+  override withStructuredOutput<
+    RunOutput extends Record<string, unknown> = Record<string, unknown>,
+  >(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<false>,
+  ): Runnable<BaseLanguageModelInput, RunOutput>;
+  override withStructuredOutput<
+    RunOutput extends Record<string, unknown> = Record<string, unknown>,
+  >(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<true>,
+  ): Runnable<BaseLanguageModelInput, { raw: AIMessage; parsed: RunOutput | null }>;
+  override withStructuredOutput<
+    RunOutput extends Record<string, unknown> = Record<string, unknown>,
+  >(
+    schema: StructuredOutputSchema<RunOutput>,
+    config?: StructuredOutputMethodOptions<boolean>,
+  ):
+    | Runnable<BaseLanguageModelInput, RunOutput>
+    | Runnable<BaseLanguageModelInput, { raw: AIMessage; parsed: RunOutput | null }> {
+    return buildStructuredOutput(this, schema, config) as Runnable<
+      BaseLanguageModelInput,
+      RunOutput
+    >;
+  }
+
+  /** Validates the call options and converts messages and tools; runs before any request. */
+  #requestBody(
+    messages: BaseMessage[],
+    options: this["ParsedCallOptions"],
+    stream: boolean,
+  ): ChatCompletionRequest {
+    options.signal?.throwIfAborted();
+    validateCallOptions(options);
+    const body = this.invocationParams(options) as ChatCompletionRequest;
+    body.messages = convertMessagesToStudioParams(messages);
+    body.stream = stream;
+    return body;
+  }
+
+  #convertTools(tools: readonly BindToolsInput[]): ChatTool[] {
+    let converted = this.#toolCache.get(tools);
+    if (!converted) {
+      converted = convertToolsToStudio(tools);
+      this.#toolCache.set(tools, converted);
+    }
+    return converted;
+  }
+}
+
+function withoutEmptyDetails(usage: UsageMetadata): UsageMetadata {
+  const { input_token_details, output_token_details, ...counts } = usage;
+  return {
+    ...counts,
+    ...(input_token_details &&
+      Object.keys(input_token_details).length > 0 && { input_token_details }),
+    ...(output_token_details &&
+      Object.keys(output_token_details).length > 0 && { output_token_details }),
+  };
+}
+
+function tokenUsage(usage: UsageMetadata): TokenUsage {
+  return {
+    promptTokens: usage.input_tokens,
+    completionTokens: usage.output_tokens,
+    totalTokens: usage.total_tokens,
+  };
+}

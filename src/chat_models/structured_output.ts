@@ -1,0 +1,210 @@
+/**
+ * `withStructuredOutput` for ChatStudio, assembled from core's parts: the schema goes out as a
+ * forced tool (functionCalling) or as a JSON-object reply request (jsonMode), and core's parsers
+ * read it back. Two gaps of core's parts are closed here: a reply without the expected tool call
+ * is an error rather than `undefined`, and replies to a plain JSON schema are validated too.
+ */
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import {
+  assembleStructuredOutputPipeline,
+  createContentParser,
+  createFunctionCallingParser,
+} from "@langchain/core/language_models/structured_output";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { JsonOutputParser, OutputParserException } from "@langchain/core/output_parsers";
+import { JsonOutputKeyToolsParser } from "@langchain/core/output_parsers/openai_tools";
+import type { ChatGeneration } from "@langchain/core/outputs";
+import {
+  type Runnable,
+  RunnableLambda,
+  type RunnableLike,
+  RunnableSequence,
+} from "@langchain/core/runnables";
+import { toJsonSchema, Validator } from "@langchain/core/utils/json_schema";
+import { isSerializableSchema } from "@langchain/core/utils/standard_schema";
+import { getSchemaDescription, isInteropZodSchema } from "@langchain/core/utils/types";
+import type { ChatTool } from "../api-types";
+import { StudioValidationError } from "../errors";
+
+type JsonObject = Record<string, unknown>;
+
+export type StructuredOutputMethod = "functionCalling" | "jsonMode";
+
+export interface StructuredOutputConfig {
+  name?: string | undefined;
+  method?: StructuredOutputMethod | string | undefined;
+  includeRaw?: boolean | undefined;
+  strict?: boolean | undefined;
+}
+
+/** The part of the chat model the pipeline needs: binding call options. */
+export interface ConfigurableModel {
+  withConfig(config: JsonObject): Runnable<BaseLanguageModelInput, BaseMessage>;
+}
+
+/** Builds the structured-output runnable (see `ChatStudio.withStructuredOutput`). */
+export function buildStructuredOutput(
+  model: ConfigurableModel,
+  schema: unknown,
+  config: StructuredOutputConfig = {},
+): Runnable<BaseLanguageModelInput, unknown> {
+  const method = config.method ?? "functionCalling";
+  if (method !== "functionCalling" && method !== "jsonMode") {
+    throw new StudioValidationError(
+      "method",
+      `"${method}" is not supported; use "functionCalling" (default) or "jsonMode"`,
+    );
+  }
+  if (schema === null || typeof schema !== "object") {
+    throw new StudioValidationError(
+      "schema",
+      "must be a zod schema (v3 or v4) or a JSON schema object",
+    );
+  }
+  const isTypedSchema = isInteropZodSchema(schema) || isSerializableSchema(schema);
+  const jsonSchema = (isTypedSchema ? toJsonSchema(schema as never) : schema) as JsonObject;
+  const name = config.name ?? schemaName(schema, isTypedSchema) ?? "extract";
+
+  let llm: Runnable<BaseLanguageModelInput, BaseMessage>;
+  let parser: Runnable<BaseMessage, unknown>;
+  if (method === "functionCalling") {
+    const description =
+      (isTypedSchema ? getSchemaDescription(schema as never) : undefined) ??
+      (typeof jsonSchema.description === "string" ? jsonSchema.description : undefined);
+    const tool: ChatTool = {
+      type: "function",
+      function: { name, ...(description && { description }), parameters: jsonSchema },
+    };
+    llm = model.withConfig({
+      tools: [tool],
+      tool_choice: { type: "function", function: { name } },
+      ls_structured_output_format: { kwargs: { method }, schema: jsonSchema },
+    });
+    parser = isTypedSchema
+      ? (createFunctionCallingParser(schema as never, name, StudioToolCallOutputParser) as never)
+      : new StudioToolCallOutputParser({ keyName: name, returnSingle: true, jsonSchema });
+  } else {
+    llm = model.withConfig({
+      response_format: { type: "json_object" },
+      ls_structured_output_format: { kwargs: { method }, schema: jsonSchema },
+    });
+    parser = isTypedSchema
+      ? (createContentParser(schema as never) as never)
+      : new JsonOutputParser().pipe(jsonSchemaCheck(jsonSchema));
+  }
+  if (!config.includeRaw) {
+    return assembleStructuredOutputPipeline(llm, parser as never, false, "StructuredOutput");
+  }
+  return withRaw(llm, parser);
+}
+
+/**
+ * `{ raw, parsed }`, with `parsed: null` and the error as `parsingError` when the reply does not
+ * parse. Core's own includeRaw pipeline drops the error, so the caller could not tell why.
+ */
+function withRaw(
+  llm: Runnable<BaseLanguageModelInput, BaseMessage>,
+  parser: Runnable<BaseMessage, unknown>,
+): Runnable<BaseLanguageModelInput, unknown> {
+  const parseOrKeepError = RunnableLambda.from(
+    async (input: { raw: BaseMessage }, config): Promise<JsonObject> => {
+      try {
+        return { raw: input.raw, parsed: await parser.invoke(input.raw, config) };
+      } catch (error) {
+        return { raw: input.raw, parsed: null, parsingError: error };
+      }
+    },
+  );
+  return RunnableSequence.from([
+    { raw: llm } as unknown as RunnableLike<BaseLanguageModelInput, { raw: BaseMessage }>,
+    parseOrKeepError,
+  ]).withConfig({ runName: "StructuredOutputRunnable" });
+}
+
+function schemaName(schema: object, isTypedSchema: boolean): string | undefined {
+  if (isTypedSchema) return undefined;
+  const { name, title } = schema as { name?: unknown; title?: unknown };
+  if (typeof name === "string" && name) return name;
+  if (typeof title === "string" && title) return title;
+  return undefined;
+}
+
+/**
+ * Core's tool-call parser returns `undefined` when the reply has no call of the expected tool;
+ * structured output must fail loudly instead. Also validates against a plain JSON schema.
+ */
+export class StudioToolCallOutputParser extends JsonOutputKeyToolsParser<JsonObject> {
+  static override lc_name(): string {
+    return "StudioToolCallOutputParser";
+  }
+
+  jsonSchema: JsonObject | undefined;
+
+  constructor(
+    params: ConstructorParameters<typeof JsonOutputKeyToolsParser<JsonObject>>[0] & {
+      jsonSchema?: JsonObject;
+    },
+  ) {
+    super(params);
+    this.jsonSchema = params.jsonSchema;
+  }
+
+  override async parseResult(generations: ChatGeneration[]): Promise<JsonObject> {
+    const result: JsonObject | undefined = await super.parseResult(generations);
+    if (result === undefined) {
+      throw new OutputParserException(missingCallMessage(generations[0]?.message, this.keyName));
+    }
+    if (this.jsonSchema) assertMatchesJsonSchema(this.jsonSchema, result);
+    return result;
+  }
+}
+
+function missingCallMessage(message: BaseMessage | undefined, keyName: string): string {
+  if (message && AIMessage.isInstance(message)) {
+    const invalid = message.invalid_tool_calls?.find((call) => call.name === keyName);
+    if (invalid) {
+      return `The model called "${keyName}" but its arguments are not valid JSON (${invalid.error ?? "unparsable"}): ${String(invalid.args).slice(0, 200)}`;
+    }
+  }
+  const text = message?.text ?? "";
+  return `The model did not call the "${keyName}" tool, so the reply holds no structured output. Reply text: ${JSON.stringify(text.slice(0, 200))}`;
+}
+
+/** A step that checks a parsed value against a JSON schema (core validates zod schemas only). */
+function jsonSchemaCheck(schema: JsonObject): Runnable<unknown, unknown> {
+  return RunnableLambda.from((value: unknown) => {
+    assertMatchesJsonSchema(schema, value);
+    return value;
+  });
+}
+
+const validators = new WeakMap<JsonObject, Validator>();
+
+function assertMatchesJsonSchema(schema: JsonObject, value: unknown): void {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = new Validator(schema as never, draftOf(schema), false);
+    validators.set(schema, validator);
+  }
+  const result = validator.validate(value);
+  if (!result.valid) {
+    const problems = result.errors
+      .filter((error) => error.keyword !== "properties")
+      .slice(0, 5)
+      .map((error) => `${error.instanceLocation}: ${error.error}`)
+      .join("; ");
+    const text = JSON.stringify(value);
+    throw new OutputParserException(
+      `The structured reply does not match the schema: ${problems}. Reply: ${text.slice(0, 200)}`,
+      text,
+    );
+  }
+}
+
+function draftOf(schema: JsonObject): "4" | "7" | "2019-09" | "2020-12" {
+  const declared = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (declared.includes("draft-04")) return "4";
+  if (declared.includes("draft-07")) return "7";
+  if (declared.includes("2020-12")) return "2020-12";
+  return "2019-09";
+}

@@ -1,0 +1,103 @@
+/**
+ * One constant per call of the interface: method, address, key header, retry class and response
+ * schema. The retry class of each call is decided here, with the reason next to it.
+ */
+import type { z } from "zod/v4";
+import {
+  AssistantSchema,
+  ChatCompletionSchema,
+  DeletedSchema,
+  ListDatasetThreadsMessagesResponseSchema,
+  ListPublicModelsResponseSchema,
+  listResponseSchema,
+  TextCompletionSchema,
+  ThreadMessageSchema,
+  ThreadSchema,
+} from "../api-types";
+import type { AuthKind } from "./headers";
+import type { CallSpec } from "./request";
+import type { RetryClass } from "./retry";
+import type { HttpMethod } from "./transport";
+
+function spec<S extends z.ZodType>(
+  name: string,
+  method: HttpMethod,
+  target: "studio" | "proxy",
+  auth: AuthKind,
+  retryClass: RetryClass,
+  schema: S,
+): CallSpec<z.infer<S>> {
+  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<z.infer<S>>;
+}
+
+const ThreadListSchema = listResponseSchema(ThreadSchema);
+const MessageListSchema = listResponseSchema(ThreadMessageSchema);
+const AssistantListSchema = listResponseSchema(AssistantSchema);
+
+export const CALLS = {
+  // read: a listing; POST only because the service is remote-call style. No key header (spec).
+  listPublicModels: spec(
+    "listPublicModels",
+    "POST",
+    "studio",
+    "none",
+    "read",
+    ListPublicModelsResponseSchema,
+  ),
+  // read: a completion creates nothing on the server; repeating it costs tokens, not state.
+  chatCompletion: spec(
+    "chatCompletion",
+    "POST",
+    "proxy",
+    "completion",
+    "read",
+    ChatCompletionSchema,
+  ),
+  textCompletion: spec(
+    "textCompletion",
+    "POST",
+    "proxy",
+    "completion",
+    "read",
+    TextCompletionSchema,
+  ),
+  // create: a repeat after an ambiguous failure could create a second thread.
+  createThread: spec("createThread", "POST", "studio", "service", "create", ThreadSchema),
+  getThread: spec("getThread", "GET", "studio", "service", "read", ThreadSchema),
+  // read: deleting twice leaves the same state (the second may answer 404).
+  deleteThread: spec("deleteThread", "DELETE", "studio", "service", "read", DeletedSchema),
+  listThreads: spec("listThreads", "GET", "studio", "service", "read", ThreadListSchema),
+  // create: a repeat could append the same message twice.
+  createMessage: spec("createMessage", "POST", "studio", "service", "create", ThreadMessageSchema),
+  listMessages: spec("listMessages", "GET", "studio", "service", "read", MessageListSchema),
+  deleteMessage: spec("deleteMessage", "DELETE", "studio", "service", "read", DeletedSchema),
+  // create: a repeat could create a second assistant.
+  createAssistant: spec("createAssistant", "POST", "studio", "service", "create", AssistantSchema),
+  getAssistant: spec("getAssistant", "GET", "studio", "service", "read", AssistantSchema),
+  listAssistants: spec("listAssistants", "GET", "studio", "service", "read", AssistantListSchema),
+  // read: a listing, POST only because of the remote-call style.
+  listDatasetThreadsMessages: spec(
+    "listDatasetThreadsMessages",
+    "POST",
+    "studio",
+    "service",
+    "read",
+    ListDatasetThreadsMessagesResponseSchema,
+  ),
+} as const;
+
+/** Query string of the `/v1` lists; `order` is always sent (servers differ on the default). */
+export function listQueryString(query: {
+  limit?: number | undefined;
+  order?: string | undefined;
+  after?: string | undefined;
+  before?: string | undefined;
+  datasetId?: string | undefined;
+}): string {
+  let out = `?order=${encodeURIComponent(query.order ?? "asc")}`;
+  if (query.limit !== undefined) out += `&limit=${query.limit}`;
+  if (query.after !== undefined) out += `&after=${encodeURIComponent(query.after)}`;
+  if (query.before !== undefined) out += `&before=${encodeURIComponent(query.before)}`;
+  if (query.datasetId !== undefined) out += `&datasetId=${encodeURIComponent(query.datasetId)}`;
+  return out;
+}

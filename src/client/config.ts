@@ -1,0 +1,176 @@
+/**
+ * Turns constructor options (else environment variables) into a resolved, validated config.
+ *
+ * Invalid values fail at construction with a `StudioValidationError` naming the option; missing
+ * addresses and keys fail later, at the first call that needs them, because some calls need
+ * neither (listing public models needs no key, a chat-only client never needs `baseUrl`).
+ */
+import type { Dispatcher } from "undici";
+import { z } from "zod/v4";
+import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
+import { samplingSchemas } from "../validation";
+import type { FetchLike, StudioClientOptions } from "./types";
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/** Node's timers overflow above this and fire after 1 ms instead, so larger values are refused. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+export const ENV = {
+  apiKey: "STUDIO_API_KEY",
+  orgId: "STUDIO_ORG_ID",
+  baseUrl: "STUDIO_BASE_URL",
+  proxyUrl: "STUDIO_PROXY_URL",
+} as const;
+
+/** A base address split the way both transports want it. */
+export interface Endpoint {
+  /** `scheme://host[:port]`, what undici dispatches to and what redirects are compared with. */
+  readonly origin: string;
+  /** Path prefix of the address without a trailing slash ("" or "/api"), so no `//` appears. */
+  readonly prefix: string;
+}
+
+export interface ResolvedConfig {
+  readonly apiKey: string | undefined;
+  readonly orgId: string | undefined;
+  readonly studio: Endpoint | undefined;
+  readonly proxy: Endpoint | undefined;
+  readonly timeout: number;
+  /** Undefined: the (per-call) `timeout` is used. */
+  readonly streamIdleTimeout: number | undefined;
+  readonly maxRetries: number;
+  readonly maxResponseBytes: number;
+  readonly defaultHeaders: Record<string, string>;
+  readonly dispatcher: Dispatcher | undefined;
+  readonly fetch: FetchLike | undefined;
+}
+
+const timeoutSchema = samplingSchemas.timeout.max(MAX_TIMER_MS, {
+  error: `must be at most ${MAX_TIMER_MS} ms`,
+});
+
+const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
+  const parsed = URL.canParse(ctx.value) ? new URL(ctx.value) : undefined;
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: "must be an http(s) URL such as https://studio.example.com",
+    });
+  } else if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: "must not contain a query, a fragment or credentials",
+    });
+  }
+});
+
+const optionsSchema = z.object({
+  apiKey: z.string({ error: "must be a string" }).optional(),
+  orgId: z.string({ error: "must be a string" }).optional(),
+  baseUrl: addressSchema.optional(),
+  proxyUrl: addressSchema.optional(),
+  timeout: timeoutSchema.optional(),
+  streamIdleTimeout: timeoutSchema.optional(),
+  maxRetries: samplingSchemas.maxRetries.optional(),
+  maxResponseBytes: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be a positive integer" })
+    .positive({ error: "must be a positive integer" })
+    .optional(),
+  defaultHeaders: z
+    .record(z.string(), z.string({ error: "values must be strings" }), {
+      error: "must be an object of header name to string",
+    })
+    .optional(),
+  dispatcher: z
+    .custom<Dispatcher>((v) => typeof (v as { dispatch?: unknown })?.dispatch === "function", {
+      error: "must be an undici Dispatcher (Agent, Pool, Client, MockAgent...)",
+    })
+    .optional(),
+  fetch: z
+    .custom<FetchLike>((v) => typeof v === "function", { error: "must be a fetch function" })
+    .optional(),
+});
+
+function env(name: string): string | undefined {
+  // `process` is absent on some edge runtimes that the fetch transport targets.
+  const value = typeof process === "undefined" ? undefined : process.env[name];
+  return value === "" ? undefined : value;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
+}
+
+export function resolveConfig(options: StudioClientOptions): ResolvedConfig {
+  const merged = {
+    ...options,
+    apiKey: nonEmpty(options.apiKey) ?? env(ENV.apiKey),
+    orgId: nonEmpty(options.orgId) ?? env(ENV.orgId),
+    baseUrl: nonEmpty(options.baseUrl) ?? env(ENV.baseUrl),
+    proxyUrl: nonEmpty(options.proxyUrl) ?? env(ENV.proxyUrl),
+  };
+  const result = optionsSchema.safeParse(merged);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const option = String(issue?.path[0] ?? "options");
+    const fromEnv =
+      option in ENV && !nonEmpty(options[option as keyof typeof ENV])
+        ? ` (from ${ENV[option as keyof typeof ENV]})`
+        : "";
+    throw new StudioValidationError(option, `${issue?.message ?? "is invalid"}${fromEnv}`);
+  }
+  const o = result.data;
+  registerSecret(o.apiKey);
+  return {
+    apiKey: o.apiKey,
+    orgId: o.orgId,
+    studio: o.baseUrl === undefined ? undefined : toEndpoint(o.baseUrl),
+    proxy: o.proxyUrl === undefined ? undefined : toEndpoint(o.proxyUrl),
+    timeout: o.timeout ?? DEFAULT_TIMEOUT_MS,
+    streamIdleTimeout: o.streamIdleTimeout,
+    maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxResponseBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    defaultHeaders: o.defaultHeaders ?? {},
+    dispatcher: o.dispatcher,
+    fetch: o.fetch,
+  };
+}
+
+export function toEndpoint(address: string): Endpoint {
+  const url = new URL(address);
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+/** The endpoint a call needs, or the config error naming the option and its variable. */
+export function requireEndpoint(config: ResolvedConfig, target: "studio" | "proxy"): Endpoint {
+  const endpoint = target === "studio" ? config.studio : config.proxy;
+  if (endpoint) return endpoint;
+  throw target === "studio"
+    ? new StudioConfigError("baseUrl", ENV.baseUrl)
+    : new StudioConfigError("proxyUrl", ENV.proxyUrl);
+}
+
+export function missingKeyError(): StudioConfigError {
+  return new StudioConfigError("apiKey", ENV.apiKey);
+}
+
+/** Per-call overrides, checked without zod because they run on every call. */
+export function checkCallOverrides(timeout: unknown, maxRetries: unknown): void {
+  if (
+    timeout !== undefined &&
+    (typeof timeout !== "number" || !(timeout > 0) || timeout > MAX_TIMER_MS)
+  ) {
+    throw new StudioValidationError("timeout", `must be a number of ms in (0, ${MAX_TIMER_MS}]`);
+  }
+  if (
+    maxRetries !== undefined &&
+    (typeof maxRetries !== "number" || !Number.isInteger(maxRetries) || maxRetries < 0)
+  ) {
+    throw new StudioValidationError("maxRetries", "must be an integer >= 0");
+  }
+}

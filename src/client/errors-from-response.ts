@@ -1,0 +1,178 @@
+/**
+ * Turning failed responses and transport failures into the package's error classes. The spec does
+ * not give error bodies, so messages are read from every shape the notes list.
+ */
+import { redactSecrets, StudioAPIError, StudioConnectionError } from "../errors";
+import { parseRetryAfter } from "./retry";
+import type { TransportResponse } from "./transport";
+
+/** Error bodies are small; a gateway's error page is not worth more than this. */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+const EXCERPT_CHARS = 200;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The server's message from `error.message` | `message` | `error` (string) | `detail`. */
+export function extractServerMessage(body: unknown): string | undefined {
+  if (typeof body === "string") return body || undefined;
+  if (!isRecord(body)) return undefined;
+  const { error, message, detail } = body;
+  if (isRecord(error) && typeof error.message === "string" && error.message) return error.message;
+  if (typeof message === "string" && message) return message;
+  if (typeof error === "string" && error) return error;
+  if (typeof detail === "string" && detail) return detail;
+  // FastAPI-style validation details arrive as a list of {msg, loc}.
+  if (Array.isArray(detail) && detail.length > 0) {
+    const first: unknown = detail[0];
+    if (isRecord(first) && typeof first.msg === "string") return first.msg;
+    return JSON.stringify(detail).slice(0, EXCERPT_CHARS);
+  }
+  return undefined;
+}
+
+/** `error.code` or `code`, as a string. */
+export function extractCode(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const nested = isRecord(body.error) ? body.error.code : undefined;
+  const code = nested ?? body.code;
+  return typeof code === "string" || typeof code === "number" ? String(code) : undefined;
+}
+
+/** A short, single-line excerpt of a non-JSON body (an HTML gateway page, a proxy's text). */
+export function excerpt(text: string): string {
+  const plain = text
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return plain.length > EXCERPT_CHARS ? `${plain.slice(0, EXCERPT_CHARS)}...` : plain;
+}
+
+/** Parses an error body: JSON when it is JSON, else an excerpt. Secrets are scrubbed first. */
+export function parseErrorBody(text: string): { body: unknown; message: string | undefined } {
+  const safe = redactSecrets(text);
+  if (safe.trim() === "") return { body: undefined, message: undefined };
+  try {
+    const body: unknown = JSON.parse(safe);
+    return { body, message: extractServerMessage(body) };
+  } catch {
+    const short = excerpt(safe);
+    return { body: short, message: short || undefined };
+  }
+}
+
+/** Response headers for an error object, with any echoed secret scrubbed. */
+function safeHeaders(response: TransportResponse): Record<string, string> {
+  const headers = response.headerRecord();
+  for (const name of Object.keys(headers)) headers[name] = redactSecrets(headers[name]!);
+  return headers;
+}
+
+/** Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response, reading its body. */
+export async function apiErrorFromResponse(
+  response: TransportResponse,
+  method: string,
+  path: string,
+): Promise<StudioAPIError> {
+  let text = "";
+  try {
+    text = await response.text(ERROR_BODY_LIMIT);
+  } catch {
+    // A huge or broken error body must not hide the status; report what is known.
+    response.cancel();
+  }
+  const { body, message } = parseErrorBody(text);
+  const headers = safeHeaders(response);
+  return StudioAPIError.fromResponse({
+    status: response.status,
+    method,
+    path,
+    serverMessage: message ?? `no error message in the response (HTTP ${response.status})`,
+    code: extractCode(body),
+    requestId: headers["x-request-id"] ?? headers["request-id"],
+    headers,
+    body,
+    retryAfterMs: parseRetryAfter(headers["retry-after"]),
+  });
+}
+
+/** A 3xx is never followed: it would replay the key to wherever `Location` points. */
+export function redirectError(
+  response: TransportResponse,
+  method: string,
+  path: string,
+  requestUrl: string,
+): StudioAPIError {
+  response.cancel();
+  const location = response.header("location");
+  let target = "an unknown address";
+  if (location) {
+    try {
+      target = new URL(location, requestUrl).origin;
+    } catch {
+      target = "an unreadable Location";
+    }
+  }
+  const headers = safeHeaders(response);
+  return StudioAPIError.fromResponse({
+    status: response.status,
+    method,
+    path,
+    serverMessage: `the service redirected to ${target}. Redirects are not followed so the API key never leaves the configured address; set baseUrl / proxyUrl to the final address`,
+    requestId: headers["x-request-id"] ?? headers["request-id"],
+    headers,
+  });
+}
+
+/** Codes that prove the request never left this machine (nothing reached the server). */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/** The first `code` on the error or its causes (fetch wraps the socket error in a TypeError). */
+export function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (typeof code === "string") return code;
+    current = cause;
+  }
+  return undefined;
+}
+
+/** "fetch failed: connect ECONNREFUSED 127.0.0.1:1": the wrapper's words alone say nothing. */
+export function describeChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 3 && current !== undefined && current !== null; depth++) {
+    const { message, cause } = (typeof current === "object" ? current : {}) as {
+      message?: unknown;
+      cause?: unknown;
+    };
+    const text = typeof message === "string" ? message : String(current);
+    if (text && !parts.some((part) => part.includes(text))) parts.push(text);
+    current = cause;
+  }
+  return parts.join(": ") || "unknown network error";
+}
+
+export function connectionError(
+  error: unknown,
+  method: string,
+  path: string,
+  responseStarted: boolean,
+): StudioConnectionError {
+  const code = errorCode(error);
+  const mayHaveReachedServer = responseStarted || !(code && NOT_SENT_CODES.has(code));
+  const reason = describeChain(error);
+  const detail = code && !reason.includes(code) ? `${reason} (${code})` : reason;
+  return new StudioConnectionError(method, path, detail, mayHaveReachedServer, { cause: error });
+}

@@ -1,0 +1,410 @@
+/**
+ * The one request path every method goes through: config checks, headers, the attempt loop with
+ * retries, timeouts and abort, status handling and response validation; and its streaming twin.
+ *
+ * Per attempt it allocates what the request itself needs (an AbortController that carries both the
+ * timeout and the caller's signal, one timer) and nothing else: header sets are prebuilt, the
+ * timer callback is a module function given its controller as an argument, and the caller's signal
+ * gets a listener only when there is one.
+ */
+import type { z } from "zod/v4";
+import {
+  StudioAPIError,
+  StudioError,
+  StudioResponseError,
+  StudioStreamError,
+  StudioTimeoutError,
+} from "../errors";
+import {
+  checkCallOverrides,
+  missingKeyError,
+  type ResolvedConfig,
+  requireEndpoint,
+} from "./config";
+import {
+  apiErrorFromResponse,
+  connectionError,
+  describeChain,
+  redirectError,
+} from "./errors-from-response";
+import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
+import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
+import { DONE, parsePayload, SSEDecoder } from "./sse";
+import { ChoiceTracker, validateChunk } from "./stream";
+import type { HttpMethod, Transport, TransportRequest, TransportResponse } from "./transport";
+import { ResponseTooLargeError } from "./transport";
+import { FetchTransport } from "./transport-fetch";
+import { UndiciTransport } from "./transport-undici";
+import type { RequestOptions } from "./types";
+import { parseResponse } from "./validate-response";
+
+/** Everything fixed about one kind of call; one constant per client method (see calls.ts). */
+export interface CallSpec<T> {
+  /** The client method, named in error messages. */
+  readonly name: string;
+  readonly method: HttpMethod;
+  readonly target: "studio" | "proxy";
+  readonly auth: AuthKind;
+  readonly retryClass: RetryClass;
+  readonly schema: z.ZodType<T>;
+}
+
+// Abort reasons the client gives its own controllers; never thrown to callers.
+const TIMEOUT = new Error("langchain-studio: request timeout");
+const IDLE = new Error("langchain-studio: stream idle timeout");
+
+function abortForTimeout(controller: AbortController): void {
+  controller.abort(TIMEOUT);
+}
+
+function linkSignal(signal: AbortSignal, controller: AbortController): () => void {
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+/** Stream idle timer: fires only while the client waits for the server, not for the consumer. */
+class IdleWatch {
+  waiting = true;
+  readonly controller: AbortController;
+  readonly #ms: number;
+  #timer: ReturnType<typeof setTimeout>;
+
+  constructor(controller: AbortController, ms: number) {
+    this.controller = controller;
+    this.#ms = ms;
+    this.#timer = setTimeout(IdleWatch.#fire, ms, this);
+  }
+
+  static #fire(watch: IdleWatch): void {
+    if (watch.waiting) watch.controller.abort(IDLE);
+  }
+
+  arm(): void {
+    this.waiting = true;
+    // refresh() restarts even a fired timer without a new allocation; edge runtimes lack it.
+    if (typeof this.#timer === "object" && typeof this.#timer.refresh === "function") {
+      this.#timer.refresh();
+    } else {
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(IdleWatch.#fire, this.#ms, this);
+    }
+  }
+
+  disarm(): void {
+    this.waiting = false;
+  }
+
+  stop(): void {
+    this.waiting = false;
+    clearTimeout(this.#timer);
+  }
+}
+
+interface Prepared extends TransportRequest {
+  signal: AbortSignal;
+}
+
+interface OpenStream {
+  readonly response: TransportResponse;
+  readonly iterator: AsyncIterator<Uint8Array>;
+  readonly first: IteratorResult<Uint8Array>;
+  readonly idle: IdleWatch;
+  readonly unlink: (() => void) | undefined;
+}
+
+function retryAfterHeader(error: unknown): string | undefined {
+  return error instanceof StudioAPIError ? error.headers["retry-after"] : undefined;
+}
+
+function closedError(): StudioError {
+  return new StudioError(
+    "This StudioClient is closed (close() was called); create a new client to make more calls.",
+  );
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+export class Requester {
+  readonly config: ResolvedConfig;
+  readonly transport: Transport;
+  readonly #headers: HeaderSets;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(config: ResolvedConfig) {
+    this.config = config;
+    this.transport = config.fetch
+      ? new FetchTransport(config.fetch)
+      : new UndiciTransport(config.dispatcher);
+    this.#headers = buildHeaderSets(config.apiKey, config.orgId, config.defaultHeaders);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= this.transport.close();
+    return this.#closing;
+  }
+
+  /** A non-streaming call: at most `1 + maxRetries` attempts. */
+  async call<T>(
+    spec: CallSpec<T>,
+    path: string,
+    body: unknown,
+    options: RequestOptions | undefined,
+  ): Promise<T> {
+    const request = this.#prepare(spec, path, body, options, false);
+    const maxRetries = options?.maxRetries ?? this.config.maxRetries;
+    const timeout = options?.timeout ?? this.config.timeout;
+    const signal = options?.signal;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#attempt(spec, request, timeout, signal);
+      } catch (error) {
+        if (attempt >= maxRetries || !shouldRetry(error, spec.retryClass)) throw error;
+        await sleep(retryDelay(attempt, retryAfterHeader(error)), signal);
+      }
+    }
+  }
+
+  /**
+   * A streaming call. Being an async generator it is lazy: nothing is sent before the first
+   * `next()`. Retries happen only before the first byte of the body; after that a failure is the
+   * caller's to see, since chunks were already handed out.
+   */
+  async *stream<T extends { choices: readonly { index: number }[] }>(
+    spec: CallSpec<unknown>,
+    chunkSchema: z.ZodType<T>,
+    path: string,
+    body: unknown,
+    options: RequestOptions | undefined,
+  ): AsyncGenerator<T, void, undefined> {
+    const request = this.#prepare(spec, path, body, options, true);
+    const maxRetries = options?.maxRetries ?? this.config.maxRetries;
+    const timeout = options?.timeout ?? this.config.timeout;
+    const idleMs = this.config.streamIdleTimeout ?? timeout;
+    const signal = options?.signal;
+    let open: OpenStream;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        open = await this.#openStream(spec, request, timeout, idleMs, signal);
+        break;
+      } catch (error) {
+        if (attempt >= maxRetries || !shouldRetry(error, spec.retryClass)) throw error;
+        await sleep(retryDelay(attempt, retryAfterHeader(error)), signal);
+      }
+    }
+    yield* this.#readStream(open, spec, chunkSchema, request.path, idleMs, signal);
+  }
+
+  #prepare(
+    spec: CallSpec<unknown>,
+    path: string,
+    body: unknown,
+    options: RequestOptions | undefined,
+    stream: boolean,
+  ): Prepared {
+    if (this.#closed) throw closedError();
+    if (options) {
+      checkCallOverrides(options.timeout, options.maxRetries);
+      if (options.signal?.aborted) throw abortReason(options.signal);
+    }
+    const endpoint = requireEndpoint(this.config, spec.target);
+    if (spec.auth !== "none" && this.config.apiKey === undefined) throw missingKeyError();
+    const sets = stream
+      ? this.#headers.sse
+      : body === undefined
+        ? this.#headers.noBody
+        : this.#headers.json;
+    return {
+      method: spec.method,
+      origin: endpoint.origin,
+      path: endpoint.prefix + path,
+      headers: withCallHeaders(sets[spec.auth], options?.headers),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: NEVER_ABORTED,
+    };
+  }
+
+  async #attempt<T>(
+    spec: CallSpec<T>,
+    request: Prepared,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const controller = new AbortController();
+    const timer = setTimeout(abortForTimeout, timeout, controller);
+    const unlink = signal === undefined ? undefined : linkSignal(signal, controller);
+    request.signal = controller.signal;
+    let started = false;
+    try {
+      const response = await this.transport.send(request);
+      started = true;
+      if (response.status < 200 || response.status >= 300) {
+        throw await this.#statusError(response, spec, request);
+      }
+      const text = await response.text(this.config.maxResponseBytes);
+      return parseResponse(spec.schema, text, spec.name, spec.method, request.path);
+    } catch (error) {
+      throw this.#failure(error, spec, request.path, controller, signal, timeout, started);
+    } finally {
+      clearTimeout(timer);
+      unlink?.();
+    }
+  }
+
+  async #openStream(
+    spec: CallSpec<unknown>,
+    request: Prepared,
+    timeout: number,
+    idleMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<OpenStream> {
+    const controller = new AbortController();
+    const timer = setTimeout(abortForTimeout, timeout, controller);
+    const unlink = signal === undefined ? undefined : linkSignal(signal, controller);
+    request.signal = controller.signal;
+    let response: TransportResponse | undefined;
+    let idle: IdleWatch | undefined;
+    try {
+      response = await this.transport.send(request);
+      if (response.status < 200 || response.status >= 300) {
+        throw await this.#statusError(response, spec, request);
+      }
+      // `timeout` covers the wait for the headers; from here on only gaps between reads count.
+      clearTimeout(timer);
+      idle = new IdleWatch(controller, idleMs);
+      const iterator = response.chunks();
+      const first = await iterator.next();
+      idle.disarm();
+      return { response, iterator, first, idle, unlink };
+    } catch (error) {
+      clearTimeout(timer);
+      idle?.stop();
+      unlink?.();
+      response?.cancel();
+      throw this.#failure(
+        error,
+        spec,
+        request.path,
+        controller,
+        signal,
+        timeout,
+        response !== undefined,
+        idleMs,
+      );
+    }
+  }
+
+  async *#readStream<T extends { choices: readonly { index: number }[] }>(
+    open: OpenStream,
+    spec: CallSpec<unknown>,
+    chunkSchema: z.ZodType<T>,
+    path: string,
+    idleMs: number,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<T, void, undefined> {
+    const decoder = new SSEDecoder();
+    const tracker = new ChoiceTracker();
+    let bodyDone = false;
+    try {
+      let result = open.first;
+      while (!result.done) {
+        for (const event of decoder.decode(result.value)) {
+          const payload = parsePayload(event, path);
+          if (payload === DONE) {
+            bodyDone = true;
+            open.response.release();
+            return;
+          }
+          const chunk = validateChunk(chunkSchema, payload, path);
+          tracker.observe(chunk.choices);
+          yield chunk;
+        }
+        open.idle.arm();
+        result = await open.iterator.next();
+        open.idle.disarm();
+      }
+      bodyDone = true;
+      for (const event of decoder.end()) {
+        const payload = parsePayload(event, path);
+        if (payload === DONE) return;
+        const chunk = validateChunk(chunkSchema, payload, path);
+        tracker.observe(chunk.choices);
+        yield chunk;
+      }
+      if (!tracker.complete) throw new StudioStreamError(path, tracker.describeCut());
+    } catch (error) {
+      throw this.#streamFailure(error, spec, path, open.idle.controller, signal, idleMs);
+    } finally {
+      open.idle.stop();
+      open.unlink?.();
+      if (!bodyDone) open.response.cancel();
+    }
+  }
+
+  async #statusError(
+    response: TransportResponse,
+    spec: CallSpec<unknown>,
+    request: Prepared,
+  ): Promise<StudioAPIError> {
+    if (response.status >= 300 && response.status < 400) {
+      return redirectError(response, spec.method, request.path, request.origin + request.path);
+    }
+    return apiErrorFromResponse(response, spec.method, request.path);
+  }
+
+  /** What a failed attempt throws, whatever the transport raised. */
+  #failure(
+    error: unknown,
+    spec: CallSpec<unknown>,
+    path: string,
+    controller: AbortController,
+    signal: AbortSignal | undefined,
+    timeout: number,
+    started: boolean,
+    idleMs = timeout,
+  ): Error {
+    if (signal?.aborted) return abortReason(signal);
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+    if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, timeout);
+    if (reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
+    if (error instanceof StudioError) return error;
+    if (error instanceof ResponseTooLargeError) {
+      return new StudioResponseError(
+        spec.method,
+        path,
+        `${spec.name} got a body larger than maxResponseBytes (${error.limit} bytes${error.declared ? `; the server declared ${error.declared}` : ""}). Raise the maxResponseBytes option if this is expected.`,
+      );
+    }
+    if (this.#closed) return closedError();
+    return connectionError(error, spec.method, path, started);
+  }
+
+  /** Failures after the first byte: the stream is cut, not merely unreachable. */
+  #streamFailure(
+    error: unknown,
+    spec: CallSpec<unknown>,
+    path: string,
+    controller: AbortController,
+    signal: AbortSignal | undefined,
+    idleMs: number,
+  ): Error {
+    if (signal?.aborted) return abortReason(signal);
+    if (controller.signal.aborted && controller.signal.reason === IDLE) {
+      return new StudioTimeoutError(spec.method, path, idleMs, "event");
+    }
+    if (error instanceof StudioError) return error;
+    if (this.#closed) return closedError();
+    return new StudioStreamError(
+      path,
+      `the connection was lost mid-stream (${describeChain(error)}); the answer is incomplete`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Text completions (wire) to LangChain generations, whole or streamed. Pure: no client, no model.
+ */
+import { type Generation, GenerationChunk } from "@langchain/core/outputs";
+import type { TextCompletion, TextCompletionChunk, Usage } from "../api-types";
+import { MODEL_PROVIDER } from "./messages";
+
+/** LangChain's token usage shape for LLM results (`llmOutput.tokenUsage`), all fields known. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** What every finished generation carries, like `response_metadata` on chat messages. */
+export function textGenerationInfo(
+  finishReason: string | null | undefined,
+  model: string | undefined,
+): Record<string, unknown> {
+  return {
+    model_provider: MODEL_PROVIDER,
+    ...(model !== undefined && { model_name: model }),
+    ...(finishReason != null && { finish_reason: finishReason }),
+  };
+}
+
+/** The choices of one response, in choice order (the service may list them in any order). */
+export function convertTextCompletionToGenerations(completion: TextCompletion): Generation[] {
+  return [...completion.choices]
+    .sort((a, b) => a.index - b.index)
+    .map((choice) => ({
+      text: choice.text,
+      generationInfo: textGenerationInfo(choice.finish_reason, completion.model),
+    }));
+}
+
+/** The service's `usage` to LangChain's `llmOutput.tokenUsage` shape. */
+export function convertUsageToTokenUsage(usage: Usage | null | undefined): TokenUsage | undefined {
+  if (usage == null) return undefined;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+  };
+}
+
+/** Sums two usages; a side that reported nothing counts as nothing, not as zero tokens. */
+export function addTokenUsage(
+  total: TokenUsage | undefined,
+  next: TokenUsage | undefined,
+): TokenUsage | undefined {
+  if (next === undefined) return total;
+  if (total === undefined) return { ...next };
+  return {
+    promptTokens: total.promptTokens + next.promptTokens,
+    completionTokens: total.completionTokens + next.completionTokens,
+    totalTokens: total.totalTokens + next.totalTokens,
+  };
+}
+
+/** One streamed event to a `GenerationChunk` per choice it carries. */
+export function convertTextChunkToGenerationChunks(
+  chunk: TextCompletionChunk,
+): { index: number; chunk: GenerationChunk }[] {
+  return chunk.choices.map((choice) => ({
+    index: choice.index,
+    chunk: new GenerationChunk({
+      text: choice.text ?? "",
+      ...(choice.finish_reason != null && {
+        generationInfo: textGenerationInfo(choice.finish_reason, chunk.model),
+      }),
+    }),
+  }));
+}
+
+/**
+ * Folds a stream of events into the same generations a non-streamed call returns: one per
+ * choice index, and the usage if the service sent it (in a final event with no choices, or not at
+ * all).
+ */
+export class TextStreamAccumulator {
+  private readonly byIndex = new Map<number, GenerationChunk>();
+  private usageSeen: Usage | undefined;
+
+  /** Adds one event; returns its per-choice chunks so the caller can forward them as tokens. */
+  add(event: TextCompletionChunk): { index: number; chunk: GenerationChunk }[] {
+    if (event.usage != null) this.usageSeen = event.usage;
+    const parts = convertTextChunkToGenerationChunks(event);
+    for (const { index, chunk } of parts) {
+      const previous = this.byIndex.get(index);
+      this.byIndex.set(index, previous === undefined ? chunk : previous.concat(chunk));
+    }
+    return parts;
+  }
+
+  get usage(): Usage | undefined {
+    return this.usageSeen;
+  }
+
+  generations(): Generation[] {
+    return [...this.byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, chunk]) => ({ text: chunk.text, generationInfo: chunk.generationInfo ?? {} }));
+  }
+}

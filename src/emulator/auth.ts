@@ -1,0 +1,50 @@
+/**
+ * The two auth rules of the spec: completions carry the key in `Authorization` (raw, or `Bearer`
+ * for OpenAI-style clients), studio calls in `X-Service-Key`. Listing public models needs none.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { HttpError } from "./http-error";
+import type { AuthKind } from "./router";
+
+export const SECRET_HEADERS = new Set([
+  "authorization",
+  "x-service-key",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "cookie",
+]);
+
+export function checkAuth(kind: AuthKind, headers: IncomingHttpHeaders, apiKey: string): void {
+  if (kind === "none") return;
+  if (kind === "inference") {
+    const value = headers.authorization;
+    if (!value) {
+      throw unauthorized(
+        "Missing Authorization header: completions take the API key as `Authorization: <key>` (or `Bearer <key>`).",
+        "missing_api_key",
+      );
+    }
+    const key = /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, "") : value;
+    if (key.trim() !== apiKey) {
+      throw unauthorized("Invalid API key in the Authorization header.", "invalid_api_key");
+    }
+    return;
+  }
+  const value = headers["x-service-key"];
+  if (value === undefined || value === "") {
+    const hint = headers.authorization
+      ? " Studio calls take the key in X-Service-Key, not in Authorization."
+      : "";
+    throw unauthorized(
+      `Missing X-Service-Key header: thread, assistant and dataset calls take the API key as \`X-Service-Key: <key>\`.${hint}`,
+      "missing_api_key",
+    );
+  }
+  if (value !== apiKey)
+    throw unauthorized("Invalid API key in the X-Service-Key header.", "invalid_api_key");
+}
+
+function unauthorized(message: string, code: string): HttpError {
+  return new HttpError(401, message, { code });
+}

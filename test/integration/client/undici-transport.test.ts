@@ -1,0 +1,314 @@
+/**
+ * The default (undici) transport against real loopback servers started here: keep-alive reuse,
+ * streaming, cancellation, timeouts, redirects, connection failures. No emulator involved.
+ */
+import { Agent } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { StudioClient } from "../../../src/client";
+import {
+  StudioAPIError,
+  StudioConnectionError,
+  StudioStreamError,
+  StudioTimeoutError,
+} from "../../../src/errors";
+import { sendJson, startServer, type TestServer, waitFor } from "./server";
+
+const KEY = "sk-integration-key-9876543210";
+const CHAT = {
+  id: "chatcmpl_1",
+  object: "chat.completion",
+  created: 1,
+  model: "owner/model",
+  choices: [{ index: 0, message: { role: "assistant", content: "héllo" }, finish_reason: "stop" }],
+};
+const THREAD = { id: "thread_1", object: "thread" };
+const body = { model: "owner/model", messages: [{ role: "user" as const, content: "hi" }] };
+
+function chunk(content: string, finish: string | null = null): string {
+  const payload = { id: "c", choices: [{ index: 0, delta: { content }, finish_reason: finish }] };
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+let server: TestServer;
+let client: StudioClient;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+afterEach(async () => {
+  await client?.close();
+  server.requests.length = 0;
+  server.sockets.clear();
+});
+
+function newClient(options: ConstructorParameters<typeof StudioClient>[0] = {}): StudioClient {
+  client = new StudioClient({
+    apiKey: KEY,
+    baseUrl: `${server.url}/`,
+    proxyUrl: server.url,
+    ...options,
+  });
+  return client;
+}
+
+describe("undici transport", () => {
+  it("makes calls over one kept-alive connection with the right headers", async () => {
+    server.handle((req, res) =>
+      req.url === "/chat/completions" ? sendJson(res, 200, CHAT) : sendJson(res, 200, THREAD),
+    );
+    const c = newClient({ orgId: "org_1" });
+    for (let i = 0; i < 5; i++) {
+      expect((await c.chatCompletion(body)).choices[0]?.message.content).toBe("héllo");
+    }
+    await c.getThread("thread_1");
+    expect(server.requests).toHaveLength(6);
+    // One pool, kept alive: undici may open a second socket when the next call starts before
+    // the first socket's "drain" tick (bare undici does the same), but never one per call.
+    expect(server.sockets.size).toBeLessThanOrEqual(2);
+    const [first] = server.requests;
+    expect(first?.headers.authorization).toBe(KEY);
+    expect(first?.headers["x-org-id"]).toBe("org_1");
+    expect(first?.headers["x-service-key"]).toBeUndefined();
+    expect(first?.headers["user-agent"]).toMatch(/^langchain-studio\//);
+    expect(JSON.parse(first?.body ?? "")).toEqual(body);
+    const last = server.requests[5];
+    expect(last?.url).toBe("/v1/threads/thread_1");
+    expect(last?.headers["x-service-key"]).toBe(KEY);
+    expect(last?.headers.authorization).toBeUndefined();
+    expect(last?.headers["content-type"]).toBeUndefined();
+  });
+
+  it("streams chunks as they arrive, with characters split across writes", async () => {
+    server.handle(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const whole = Buffer.from(chunk("h👋") + chunk("é", "stop") + "data: [DONE]\n\n");
+      // Write in 3-byte pieces so that multi-byte characters straddle reads.
+      for (let i = 0; i < whole.length; i += 3) {
+        res.write(whole.subarray(i, i + 3));
+        if (i % 30 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      res.end();
+    });
+    const c = newClient();
+    const parts: string[] = [];
+    for await (const ch of c.streamChatCompletion(body))
+      parts.push(ch.choices[0]?.delta?.content ?? "");
+    expect(parts).toEqual(["h👋", "é"]);
+    expect(server.requests[0]?.headers.accept).toBe("text/event-stream");
+    expect(JSON.parse(server.requests[0]?.body ?? "").stream).toBe(true);
+  });
+
+  it("an early break cancels the request and the server sees the connection go", async () => {
+    let serverSawClose = false;
+    let written = 0;
+    server.handle(async (_req, res) => {
+      res.on("close", () => {
+        serverSawClose = !res.writableFinished;
+      });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      // Bounded: at most 500 chunks, 5 ms apart, unless the client goes away first.
+      for (let i = 0; i < 500 && !res.destroyed; i++) {
+        res.write(chunk(`part ${i}`));
+        written++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      res.end("data: [DONE]\n\n");
+    });
+    const c = newClient();
+    let seen = 0;
+    for await (const _ of c.streamChatCompletion(body)) {
+      if (++seen === 3) break;
+    }
+    expect(seen).toBe(3);
+    expect(await waitFor(() => serverSawClose)).toBe(true);
+    expect(written).toBeLessThan(500);
+  });
+
+  it("after [DONE] the connection goes back to the pool", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(`${chunk("a", "stop")}data: [DONE]\n\n`);
+    });
+    const c = newClient();
+    for (let i = 0; i < 6; i++) {
+      const all = [];
+      for await (const ch of c.streamChatCompletion(body)) all.push(ch);
+      expect(all).toHaveLength(1);
+    }
+    // Reused, not destroyed (see the first test for why two sockets can appear).
+    expect(server.sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it("a stream cut by the server mid-way is a StudioStreamError", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk("a"));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const c = newClient();
+    const seen: unknown[] = [];
+    let error: unknown;
+    try {
+      for await (const ch of c.streamChatCompletion(body)) seen.push(ch);
+    } catch (e) {
+      error = e;
+    }
+    expect(seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(StudioStreamError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a stream idle longer than streamIdleTimeout fails and releases the socket", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk("a"));
+    });
+    const c = newClient({ streamIdleTimeout: 100 });
+    let error: unknown;
+    try {
+      for await (const _ of c.streamChatCompletion(body));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect(await waitFor(() => server.openSockets() === 0)).toBe(true);
+  });
+
+  it("a timeout destroys the request so the socket is released", async () => {
+    server.handle(() => {
+      /* never answers */
+    });
+    const c = newClient({ timeout: 100, maxRetries: 0 });
+    expect(await c.getThread("t").catch((e: unknown) => e)).toBeInstanceOf(StudioTimeoutError);
+    expect(await waitFor(() => server.openSockets() === 0)).toBe(true);
+  });
+
+  it("an abort destroys the request so the socket is released", async () => {
+    server.handle(() => {
+      /* never answers */
+    });
+    const c = newClient();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await c
+      .chatCompletion(body, { signal: controller.signal })
+      .catch((e: Error) => e);
+    expect((error as Error).name).toBe("AbortError");
+    expect(await waitFor(() => server.openSockets() === 0)).toBe(true);
+  });
+
+  it("does not follow a redirect to another origin, and that origin never sees the key", async () => {
+    const other = await startServer((_req, res) => sendJson(res, 200, THREAD));
+    try {
+      server.handle((_req, res) => {
+        res.writeHead(302, { location: `${other.url}/v1/threads/t` });
+        res.end();
+      });
+      const c = newClient();
+      const error = (await c.getThread("t").catch((e: unknown) => e)) as StudioAPIError;
+      expect(error).toBeInstanceOf(StudioAPIError);
+      expect(error.status).toBe(302);
+      expect(error.message).toContain(other.url);
+      expect(other.requests).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a reset after a create was sent is not retried and may have reached the server", async () => {
+    server.handle((req) => req.socket.destroy());
+    const c = newClient();
+    const error = (await c.createThread({}).catch((e: unknown) => e)) as StudioConnectionError;
+    expect(error).toBeInstanceOf(StudioConnectionError);
+    expect(error.mayHaveReachedServer).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a reset on a read is retried", async () => {
+    server.handle((req, res) =>
+      server.requests.length === 1 ? req.socket.destroy() : sendJson(res, 200, THREAD),
+    );
+    const c = newClient();
+    expect((await c.getThread("t")).id).toBe("thread_1");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a refused connection did not reach the server", async () => {
+    const gone = await startServer();
+    const url = gone.url;
+    await gone.close();
+    const c = newClient({ baseUrl: url, maxRetries: 0 });
+    const error = (await c.createThread({}).catch((e: unknown) => e)) as StudioConnectionError;
+    expect(error).toBeInstanceOf(StudioConnectionError);
+    expect(error.mayHaveReachedServer).toBe(false);
+    expect(error.message).toContain("ECONNREFUSED");
+    expect(JSON.stringify(error) + String(error)).not.toContain(KEY);
+  });
+
+  it("uses a caller's dispatcher and leaves it open on close()", async () => {
+    server.handle((_req, res) => sendJson(res, 200, THREAD));
+    const agent = new Agent();
+    try {
+      const c = newClient({ dispatcher: agent });
+      await c.getThread("t");
+      await c.close();
+      expect(agent.closed).toBe(false);
+      expect(agent.destroyed).toBe(false);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("close() releases the pooled sockets", async () => {
+    server.handle((_req, res) => sendJson(res, 200, THREAD));
+    const c = newClient();
+    await c.getThread("t");
+    expect(server.openSockets()).toBe(1);
+    await c.close();
+    expect(await waitFor(() => server.openSockets() === 0)).toBe(true);
+  });
+});
+
+describe("fetch transport against a real server", () => {
+  it("an early break cancels the request", async () => {
+    let serverSawClose = false;
+    server.handle(async (_req, res) => {
+      res.on("close", () => {
+        serverSawClose = !res.writableFinished;
+      });
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (let i = 0; i < 500 && !res.destroyed; i++) {
+        res.write(chunk(`part ${i}`));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      res.end();
+    });
+    const c = newClient({ fetch: globalThis.fetch });
+    let seen = 0;
+    for await (const _ of c.streamChatCompletion(body)) {
+      if (++seen === 2) break;
+    }
+    expect(await waitFor(() => serverSawClose)).toBe(true);
+  });
+
+  it("does not follow redirects either", async () => {
+    const other = await startServer((_req, res) => sendJson(res, 200, CHAT));
+    try {
+      server.handle((_req, res) => {
+        res.writeHead(307, { location: `${other.url}/chat/completions` });
+        res.end();
+      });
+      const c = newClient({ fetch: globalThis.fetch });
+      const error = (await c.chatCompletion(body).catch((e: unknown) => e)) as StudioAPIError;
+      expect(error.status).toBe(307);
+      expect(other.requests).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * Slow servers: the request timeout and the stream idle timeout fire within their bound (plus a
+ * margin wide enough for a loaded 2-core CI machine: these are correctness bounds, not speed
+ * targets), and every socket is given back afterwards.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { Agent } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
+import { ChatStudio } from "../../../src/chat_models";
+import { StudioClient } from "../../../src/client";
+import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
+import { StudioTimeoutError } from "../../../src/errors";
+import { StudioLLM } from "../../../src/llms";
+import { chatChunks, type Loopback, sseBytes, startLoopback } from "./loopback";
+
+const MARGIN_MS = 1000;
+const MODEL = "studio/echo-small";
+
+let server: Loopback;
+/** The dispatcher of the client made last; its stats show the sockets that client holds. */
+let agent: Agent;
+const clients: StudioClient[] = [];
+const agents: Agent[] = [];
+
+beforeAll(async () => {
+  server = await startLoopback((req, res) => {
+    const url = req.url ?? "";
+    if (url.startsWith("/stall-stream")) {
+      // Headers and the first events, then silence: only the idle timeout can end this.
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(sseBytes(chatChunks(["Hel", "lo"]).slice(0, 2), false));
+      return;
+    }
+    if (url.startsWith("/slow-events")) {
+      // A complete answer, but written one event per 150 ms.
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const events = [...chatChunks(["a", "b", "c", "d"]).map((c) => JSON.stringify(c)), "[DONE]"];
+      let i = 0;
+      const timer = setInterval(() => {
+        const event = events[i++];
+        if (event === undefined) {
+          clearInterval(timer);
+          res.end();
+          return;
+        }
+        res.write(`data: ${event}\n\n`);
+      }, 150);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
+    // "/stall": read the request, never answer.
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  for (const a of agents.splice(0)) await a.close();
+});
+
+function client(options: ConstructorParameters<typeof StudioClient>[0]): StudioClient {
+  agent = new Agent();
+  agents.push(agent);
+  const made = new StudioClient({ apiKey: "test-key", dispatcher: agent, ...options });
+  clients.push(made);
+  return made;
+}
+
+/** The rejection of `promise` and how long it took. */
+async function timed(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  try {
+    await promise;
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** Polls `check` for up to `ms`; resolves with its last value. */
+async function eventually<T>(check: () => T, ok: (value: T) => boolean, ms = 2000): Promise<T> {
+  const until = Date.now() + ms;
+  let value = check();
+  while (!ok(value) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = check();
+  }
+  return value;
+}
+
+function connected(a: Agent): number {
+  return Object.values(a.stats).reduce((sum, s) => sum + s.connected, 0);
+}
+
+function busy(a: Agent): number {
+  return Object.values(a.stats).reduce((sum, s) => sum + s.running + s.pending, 0);
+}
+
+describe("request timeout", () => {
+  it("ChatStudio.invoke against a server that never answers: StudioTimeoutError within timeout + margin, socket released", async () => {
+    const before = server.openSockets();
+    const model = new ChatStudio({
+      model: MODEL,
+      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0 }),
+      timeout: 400,
+    });
+    const { error, ms } = await timed(model.invoke("hello"));
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect((error as StudioTimeoutError).timeoutMs).toBe(400);
+    expect(ms).toBeGreaterThanOrEqual(390);
+    expect(ms).toBeLessThan(400 + MARGIN_MS);
+    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(await eventually(() => server.openSockets(), (n) => n <= before)).toBe(before);
+  });
+
+  it("StudioLLM: the constructor timeout fires within its bound as StudioTimeoutError", async () => {
+    const llm = new StudioLLM({
+      model: MODEL,
+      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0 }),
+      timeout: 300,
+    });
+    const { error, ms } = await timed(llm.invoke("hello"));
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect(ms).toBeLessThan(300 + MARGIN_MS);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+  });
+
+  it("a per-call timeout fires within its bound too (core turns it into an abort signal)", async () => {
+    const llm = new StudioLLM({
+      model: MODEL,
+      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0, timeout: 60_000 }),
+    });
+    const chat = new ChatStudio({ model: MODEL, client: llm.client });
+    const calls = [
+      () => llm.invoke("hello", { timeout: 300 }),
+      () => chat.invoke("hello", { timeout: 300 }),
+    ];
+    for (const call of calls) {
+      const { error, ms } = await timed(call());
+      // LangChain's RunnableConfig.timeout is enforced by core as AbortSignal.timeout.
+      expect(["StudioTimeoutError", "TimeoutError"]).toContain((error as Error).name);
+      expect(ms).toBeLessThan(300 + MARGIN_MS);
+      console.log(JSON.stringify(agent.stats), server.openSockets());
+    }
+    await new Promise((r) => setTimeout(r, 3000));
+    console.log("after 3s", JSON.stringify(agent.stats), server.openSockets(), server.seen.length);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+  });
+
+  it("retried timeouts stay bounded: (1 + maxRetries) attempts and their backoff, nothing more", async () => {
+    const before = server.seen.length;
+    const c = client({ proxyUrl: `${server.origin}/stall`, maxRetries: 1, timeout: 200 });
+    const { error, ms } = await timed(
+      c.chatCompletion({ model: MODEL, messages: [{ role: "user", content: "x" }] }),
+    );
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect(server.seen.length - before).toBe(2);
+    // Two timeouts and one backoff of at most 0.5 s.
+    expect(ms).toBeLessThan(2 * 200 + 500 + MARGIN_MS);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+  });
+});
+
+describe("emulator latency", () => {
+  let emulator: EmulatorHandle;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, faults: { latencyMs: 3000 } });
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it("a slow studio call (history read) times out within its bound and frees the socket", async () => {
+    const c = client({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, timeout: 300 });
+    const history = new StudioChatMessageHistory({ client: c, threadId: "thread_slow" });
+    const { error, ms } = await timed(history.getMessages());
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    // A read is retried after a timeout: 3 attempts of 300 ms and backoff of at most 0.5 + 1 s.
+    expect(ms).toBeLessThan(3 * 300 + 1500 + MARGIN_MS);
+    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+  });
+
+  it("a slow chat completion times out within its bound", async () => {
+    const model = new ChatStudio({
+      model: MODEL,
+      client: client({ proxyUrl: emulator.proxyUrl, apiKey: emulator.apiKey, maxRetries: 0 }),
+      timeout: 500,
+    });
+    const { error, ms } = await timed(model.invoke("hello"));
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect(ms).toBeLessThan(500 + MARGIN_MS);
+  });
+});
+
+describe("stream idle timeout", () => {
+  it("a stream that goes silent raises StudioTimeoutError within the idle bound, after the chunks that came", async () => {
+    const model = new ChatStudio({
+      model: MODEL,
+      client: client({
+        proxyUrl: `${server.origin}/stall-stream`,
+        timeout: 30_000,
+        streamIdleTimeout: 400,
+        maxRetries: 0,
+      }),
+    });
+    const seen: string[] = [];
+    let lastChunkAt = performance.now();
+    const { error } = await timed(
+      (async () => {
+        for await (const chunk of await model.stream("hello")) {
+          seen.push(String(chunk.content));
+          lastChunkAt = performance.now();
+        }
+      })(),
+    );
+    const silentFor = performance.now() - lastChunkAt;
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect(seen.join("")).toBe("Hel");
+    expect(silentFor).toBeGreaterThanOrEqual(390);
+    expect(silentFor).toBeLessThan(400 + MARGIN_MS);
+    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
+    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+  });
+
+  it("a slow reader is not the server's silence: a consumer slower than the idle bound still gets the whole answer", async () => {
+    const model = new ChatStudio({
+      model: MODEL,
+      client: client({
+        proxyUrl: `${server.origin}/slow-events`,
+        streamIdleTimeout: 400,
+        maxRetries: 0,
+      }),
+    });
+    let text = "";
+    for await (const chunk of await model.stream("hello")) {
+      text += chunk.content;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(text).toBe("abcd");
+  });
+
+  it("events that keep coming, each within the idle bound, never trip it", async () => {
+    const model = new ChatStudio({
+      model: MODEL,
+      client: client({
+        proxyUrl: `${server.origin}/slow-events`,
+        streamIdleTimeout: 400,
+        maxRetries: 0,
+      }),
+    });
+    let text = "";
+    for await (const chunk of await model.stream("hello")) text += chunk.content;
+    expect(text).toBe("abcd");
+  });
+});
+
+describe("no leaked handles", () => {
+  it("a process that timed out a call and a stream, without closing anything, exits on its own", async () => {
+    const fixture = fileURLToPath(new URL("./fixtures/slow-calls.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", fixture, server.origin], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    let printedAt = 0;
+    child.stdout.on("data", () => {
+      printedAt ||= Date.now();
+    });
+    const code = await new Promise<number | string>((resolve) => {
+      // Startup (tsx compiling) is slow on CI; the bound that matters is measured from the output.
+      const kill = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve("killed: still running after 30 s");
+      }, 30_000);
+      child.on("exit", (exitCode) => {
+        clearTimeout(kill);
+        resolve(exitCode ?? "signal");
+      });
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const outcome = JSON.parse(stdout.trim()) as Record<string, unknown>;
+    expect(outcome).toMatchObject({ invoke: "StudioTimeoutError", stream: "StudioTimeoutError" });
+    // Once its work is done, the process must not linger on an open socket or timer.
+    expect(Date.now() - printedAt).toBeLessThan(3000);
+  }, 40_000);
+});

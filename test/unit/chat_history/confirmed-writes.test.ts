@@ -1,0 +1,197 @@
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import {
+  appendConfirmed,
+  completeBatch,
+  createThreadConfirmed,
+  isAmbiguousWriteFailure,
+  THREAD_KEY,
+  threadHasMessage,
+} from "../../../src/chat_history/confirmed-writes";
+import { StudioWriteNotConfirmedError } from "../../../src/chat_history/errors";
+import { encodeMessages } from "../../../src/converters/thread-messages";
+import {
+  StudioAPIError,
+  StudioConnectionError,
+  StudioTimeoutError,
+  StudioValidationError,
+} from "../../../src/errors";
+import { FakeThreads } from "./fake-client";
+
+const policy = { maxAttempts: 3, confirmDelayMs: 0 };
+const path = "/v1/threads/t/messages";
+const status = (code: number) =>
+  StudioAPIError.fromResponse({ status: code, method: "POST", path, serverMessage: "x" });
+const reset = () => new StudioConnectionError("POST", path, "socket hang up", true);
+const refused = () => new StudioConnectionError("POST", path, "ECONNREFUSED", false);
+const timeout = () => new StudioTimeoutError("POST", path, 1000);
+
+function batch(...texts: string[]) {
+  let n = 0;
+  return encodeMessages(
+    texts.map((t) => new HumanMessage(t)),
+    () => `cid-${texts[n++]}`,
+  );
+}
+
+async function threadWith(fake: FakeThreads, ...texts: string[]): Promise<string> {
+  const { thread } = await createThreadConfirmed(fake.asClient(), policy, {
+    messages: batch(...texts).map((m) => m.input),
+    metadata: { [THREAD_KEY]: "k0" },
+  });
+  fake.calls = [];
+  return thread.id;
+}
+
+describe("isAmbiguousWriteFailure", () => {
+  it("treats timeouts, resets after sending and 5xx as ambiguous, the rest as final", () => {
+    expect(isAmbiguousWriteFailure(timeout())).toBe(true);
+    expect(isAmbiguousWriteFailure(reset())).toBe(true);
+    for (const code of [500, 502, 503, 504, 408, 409]) {
+      expect(isAmbiguousWriteFailure(status(code))).toBe(true);
+    }
+    expect(isAmbiguousWriteFailure(refused())).toBe(false);
+    for (const code of [400, 401, 403, 404, 422, 429]) {
+      expect(isAmbiguousWriteFailure(status(code))).toBe(false);
+    }
+    expect(isAmbiguousWriteFailure(new StudioValidationError("x", "y"))).toBe(false);
+    expect(isAmbiguousWriteFailure(new Error("other"))).toBe(false);
+  });
+});
+
+describe("appendConfirmed", () => {
+  it("makes one call per message and no read on the happy path", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    await appendConfirmed(fake.asClient(), policy, threadId, batch("a", "b", "c"), undefined);
+    expect(fake.calls).toEqual(["createMessage", "createMessage", "createMessage"]);
+    expect(fake.texts(threadId)).toEqual(["a", "b", "c"]);
+  });
+
+  it("confirms a write that was stored before the failure instead of repeating it", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake, "old");
+    fake.messageSteps = ["ok", { after: status(500) }, { after: reset() }];
+    await appendConfirmed(fake.asClient(), policy, threadId, batch("a", "b", "c"), "cid-old");
+    expect(fake.texts(threadId)).toEqual(["old", "a", "b", "c"]);
+    expect(fake.calls).toEqual([
+      "createMessage",
+      "createMessage",
+      "listMessages:desc",
+      "createMessage",
+      "listMessages:desc",
+    ]);
+  });
+
+  it("writes again when the check shows the message is not there", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    fake.messageSteps = [{ before: status(503) }, { before: timeout() }, "ok"];
+    await appendConfirmed(fake.asClient(), policy, threadId, batch("a"), undefined);
+    expect(fake.texts(threadId)).toEqual(["a"]);
+    expect(fake.calls.filter((c) => c === "createMessage")).toHaveLength(3);
+  });
+
+  it("raises after the last attempt, saying what is stored, and writes nothing after", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    fake.messageSteps = ["ok", { before: reset() }, { before: reset() }, { before: reset() }];
+    const error = await appendConfirmed(
+      fake.asClient(),
+      policy,
+      threadId,
+      batch("a", "b", "c"),
+      undefined,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioWriteNotConfirmedError);
+    const e = error as StudioWriteNotConfirmedError;
+    expect([e.storedCount, e.totalCount, e.attempts, e.threadId]).toEqual([1, 3, 3, threadId]);
+    expect(e.message).toMatch(/message 2 of 3.*after 3 attempt.*getMessages/);
+    expect(fake.texts(threadId)).toEqual(["a"]);
+  });
+
+  it("raises a final error at once, without reading", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    fake.messageSteps = [{ before: status(400) }];
+    await expect(
+      appendConfirmed(fake.asClient(), policy, threadId, batch("a"), undefined),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(fake.calls).toEqual(["createMessage"]);
+  });
+
+  it("raises when the check itself fails, keeping that failure as the cause", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    fake.messageSteps = [{ after: reset() }];
+    const readFailure = status(502);
+    fake.listFailures = [readFailure];
+    const error = await appendConfirmed(
+      fake.asClient(),
+      policy,
+      threadId,
+      batch("a"),
+      undefined,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioWriteNotConfirmedError);
+    expect((error as Error).cause).toBe(readFailure);
+  });
+});
+
+describe("threadHasMessage", () => {
+  it("stops at the anchor instead of reading the whole thread", async () => {
+    const fake = new FakeThreads();
+    const texts = Array.from({ length: 450 }, (_, i) => `m${i}`);
+    const threadId = await threadWith(fake, ...texts);
+    expect(await threadHasMessage(fake.asClient(), threadId, "cid-m449", "cid-m10")).toBe(true);
+    expect(await threadHasMessage(fake.asClient(), threadId, "cid-new", "cid-m420")).toBe(false);
+    expect(fake.calls).toEqual(["listMessages:desc", "listMessages:desc"]);
+  });
+});
+
+describe("createThreadConfirmed", () => {
+  it("finds a thread that was created before the failure, by its key", async () => {
+    const fake = new FakeThreads();
+    fake.threadSteps = [{ after: reset() }];
+    const result = await createThreadConfirmed(fake.asClient(), policy, {
+      messages: batch("a").map((m) => m.input),
+      metadata: { [THREAD_KEY]: "key-1" },
+    });
+    expect(result.foundAfterFailure).toBe(true);
+    expect(fake.threads).toHaveLength(1);
+    expect(result.thread.id).toBe(fake.threads[0]?.id);
+    expect(fake.calls).toEqual(["createThread", "listThreads:desc"]);
+  });
+
+  it("creates again when no thread has the key, and raises after the last attempt", async () => {
+    const fake = new FakeThreads();
+    fake.threadSteps = [{ before: status(500) }];
+    const made = await createThreadConfirmed(fake.asClient(), policy, {
+      metadata: { [THREAD_KEY]: "key-2" },
+    });
+    expect(made.foundAfterFailure).toBe(false);
+    expect(fake.threads).toHaveLength(1);
+
+    fake.threadSteps = [{ before: timeout() }, { before: timeout() }, { before: timeout() }];
+    const error = await createThreadConfirmed(fake.asClient(), policy, {
+      messages: batch("x", "y").map((m) => m.input),
+      metadata: { [THREAD_KEY]: "key-3" },
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioWriteNotConfirmedError);
+    expect((error as StudioWriteNotConfirmedError).threadId).toBeUndefined();
+    expect(fake.threads).toHaveLength(1);
+  });
+});
+
+describe("completeBatch", () => {
+  it("reads once when the create stored everything, and appends a missing tail otherwise", async () => {
+    const fake = new FakeThreads();
+    const full = await threadWith(fake, "a", "b");
+    await completeBatch(fake.asClient(), policy, full, batch("a", "b"));
+    expect(fake.calls).toEqual(["listMessages:desc"]);
+
+    const partial = await threadWith(fake, "a");
+    await completeBatch(fake.asClient(), policy, partial, batch("a", "b", "c"));
+    expect(fake.texts(partial)).toEqual(["a", "b", "c"]);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * An in-memory stand-in for the StudioClient thread calls, with scripted failures, so each
+ * reliability path of the history is exercised exactly (the emulator's faults are random).
+ */
+import type {
+  CreateMessageRequest,
+  CreateThreadRequest,
+  ListQuery,
+  ListThreadsQuery,
+  Thread,
+  ThreadMessage,
+} from "../../../src/api-types";
+import type { StudioClient } from "../../../src/client";
+import { StudioAPIError } from "../../../src/errors";
+import { storeLikeServer } from "./helpers";
+
+/** What the next write does: succeed, fail before storing, or store and then fail. */
+export type Step = "ok" | { before: Error } | { after: Error };
+
+export class FakeThreads {
+  threads: Thread[] = [];
+  messages = new Map<string, ThreadMessage[]>();
+  /** Scripted outcomes of the next createMessage / createThread calls ("ok" when empty). */
+  messageSteps: Step[] = [];
+  threadSteps: Step[] = [];
+  /** Errors thrown by the next list calls. */
+  listFailures: Error[] = [];
+  calls: string[] = [];
+  private next = 0;
+
+  asClient(): StudioClient {
+    return this as unknown as StudioClient;
+  }
+
+  private id(prefix: string): string {
+    this.next += 1;
+    return `${prefix}_${this.next}`;
+  }
+
+  private store(threadId: string, body: CreateMessageRequest): ThreadMessage {
+    const list = this.messages.get(threadId);
+    if (!list) {
+      throw StudioAPIError.fromResponse({
+        status: 404,
+        method: "POST",
+        path: `/v1/threads/${threadId}/messages`,
+        serverMessage: "no thread",
+      });
+    }
+    const message = storeLikeServer(body, { id: this.id("msg"), threadId });
+    list.push(message);
+    return message;
+  }
+
+  async createMessage(threadId: string, body: CreateMessageRequest): Promise<ThreadMessage> {
+    this.calls.push("createMessage");
+    const step = this.messageSteps.shift() ?? "ok";
+    if (step !== "ok" && "before" in step) throw step.before;
+    const message = this.store(threadId, body);
+    if (step !== "ok") throw step.after;
+    return message;
+  }
+
+  async createThread(body: CreateThreadRequest): Promise<Thread> {
+    this.calls.push("createThread");
+    const step = this.threadSteps.shift() ?? "ok";
+    if (step !== "ok" && "before" in step) throw step.before;
+    const thread: Thread = {
+      id: this.id("thread"),
+      object: "thread",
+      metadata: body.metadata ?? {},
+      title: body.title ?? null,
+      datasetId: body.datasetId ?? null,
+    };
+    this.threads.push(thread);
+    this.messages.set(thread.id, []);
+    for (const message of body.messages ?? []) this.store(thread.id, message);
+    if (step !== "ok") throw step.after;
+    return thread;
+  }
+
+  async getThread(threadId: string): Promise<Thread> {
+    this.calls.push("getThread");
+    const thread = this.threads.find((t) => t.id === threadId);
+    if (!thread) {
+      throw StudioAPIError.fromResponse({
+        status: 404,
+        method: "GET",
+        path: `/v1/threads/${threadId}`,
+        serverMessage: "not found",
+      });
+    }
+    return thread;
+  }
+
+  async *iterateMessages(threadId: string, query: ListQuery = {}): AsyncGenerator<ThreadMessage> {
+    const list = [...(this.messages.get(threadId) ?? [])];
+    if (query.order === "desc") list.reverse();
+    const limit = query.limit ?? 20;
+    for (let start = 0; start < list.length || start === 0; start += limit) {
+      this.calls.push(`listMessages:${query.order}`);
+      const failure = this.listFailures.shift();
+      if (failure) throw failure;
+      yield* list.slice(start, start + limit);
+      if (start + limit >= list.length) return;
+    }
+  }
+
+  async *iterateThreads(query: ListThreadsQuery = {}): AsyncGenerator<Thread> {
+    this.calls.push(`listThreads:${query.order}`);
+    const failure = this.listFailures.shift();
+    if (failure) throw failure;
+    const list = this.threads.filter(
+      (t) => query.datasetId === undefined || t.datasetId === query.datasetId,
+    );
+    if (query.order === "desc") list.reverse();
+    yield* list;
+  }
+
+  async deleteMessage(threadId: string, messageId: string): Promise<unknown> {
+    this.calls.push("deleteMessage");
+    const list = this.messages.get(threadId) ?? [];
+    this.messages.set(
+      threadId,
+      list.filter((m) => m.id !== messageId),
+    );
+    return { id: messageId, deleted: true };
+  }
+
+  async deleteThread(threadId: string): Promise<unknown> {
+    this.calls.push("deleteThread");
+    this.threads = this.threads.filter((t) => t.id !== threadId);
+    this.messages.delete(threadId);
+    return { id: threadId, deleted: true };
+  }
+
+  /** Texts of a thread's messages, in order. */
+  texts(threadId: string): string[] {
+    return (this.messages.get(threadId) ?? []).map((m) =>
+      m.content.map((c) => (typeof c.text === "string" ? c.text : "")).join(""),
+    );
+  }
+}
