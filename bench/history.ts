@@ -69,7 +69,8 @@ async function run(): Promise<BenchRow[]> {
     const codecUs = await measurePerCall(
       async () => {
         const input = encodeMessage(sample, "00000000-0000-4000-8000-000000000000");
-        const content = typeof input.content === "string" ? [] : input.content;
+        const content =
+          typeof input.content === "string" ? [] : input.content.map((item) => ({ ...item }));
         return decodeMessage({ id: "m", role: input.role, content, metadata: input.metadata });
       },
       { warmup: 500, rounds: 7, iterations: 2000 },

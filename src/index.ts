@@ -1,9 +1,26 @@
 export * from "./api-types";
 export * from "./assistants";
+export {
+  type DatasetConversation,
+  type LoadDatasetConversationsInput,
+  loadDatasetConversations,
+  StudioChatMessageHistory,
+  type StudioChatMessageHistoryInput,
+  type StudioChatMessageHistoryOptions,
+  StudioWriteNotConfirmedError,
+} from "./chat_history";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/types";
 export {
   assistantToolName,
   convertAssistantToolToChatTool,
   convertToAssistantTool,
 } from "./converters/assistant-tools";
+export {
+  decodeMessage,
+  decodeMessages,
+  type EncodedMessage,
+  encodeMessage,
+  encodeMessages,
+  threadMessageClientId,
+} from "./converters/thread-messages";
 export * from "./errors";

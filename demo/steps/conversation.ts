@@ -37,7 +37,7 @@ export const conversationStep: DemoStep = {
     const history = await openConversation(ctx);
     const earlier = await history.getMessages();
     if (earlier.length === 0) {
-      ui.result("Earlier turns", "none. No earlier conversation: this run starts a new thread.");
+      ui.result("Earlier turns", "none: no earlier conversation, so this run starts a new thread");
     } else {
       ui.result("Earlier turns", `${earlier.length} messages in thread ${history.threadId}`);
       for (const message of earlier) ui.block(`${speaker(message)}: ${clip(message.text)}`);

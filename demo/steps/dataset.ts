@@ -1,6 +1,5 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { StudioChatMessageHistory } from "../../src/chat_history";
-import { loadDatasetConversations } from "../../src/chat_history/dataset";
+import { loadDatasetConversations, StudioChatMessageHistory } from "../../src/chat_history";
 import { DemoCheckError, type DemoStep } from "../step";
 import { ui } from "../ui";
 

@@ -17,8 +17,11 @@ export const structuredStep: DemoStep = {
     const extractor = chatModel(ctx, { temperature: 0 }).withStructuredOutput(Person, {
       name: "person",
     });
+    // The JSON record lets the emulator's scripted model fill the tool call; a real model reads
+    // the sentence just as well.
     const text =
-      'Extract the person: Ada Lovelace, born 1815, wrote the first program. {"name": "Ada Lovelace", "born": 1815, "field": "mathematics"}';
+      "Extract the person: Ada Lovelace, born 1815, known for the first computer program. " +
+      'Record: {"name": "Ada Lovelace", "born": 1815, "field": "computing"}';
     ui.result("Text", text);
     const person = await extractor.invoke(text);
     ui.result("Parsed", JSON.stringify(person));

@@ -380,7 +380,8 @@ export function convertCompletionToChatGenerations(completion: ChatCompletion): 
   return choices.map((choice) => {
     const message = convertChoiceToAIMessage(choice, completion);
     return {
-      text: message.text,
+      // Not `message.text`: that getter rebuilds the content blocks on every read.
+      text: choice.message.content ?? "",
       message,
       generationInfo: { finish_reason: choice.finish_reason },
     };

@@ -36,6 +36,8 @@ export interface CompletionDeps {
   models: () => readonly Model[];
   rng: Rng;
   upstream: Upstream | undefined;
+  /** Numbers the `call_<n>` tool-call ids; owned by the caller so that `reset()` can rewind it. */
+  counters: { toolCalls: number };
 }
 
 interface Sampling {
@@ -48,10 +50,9 @@ interface Sampling {
 }
 
 export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] {
-  let toolCallCounter = 0;
   const ids = {
     completion: (kind: string) => `${kind}-${deps.rng.token(24)}`,
-    toolCall: () => `call_${++toolCallCounter}`,
+    toolCall: () => `call_${++deps.counters.toolCalls}`,
   };
   return [
     {
@@ -329,6 +330,7 @@ function chatResult(
             const d = { tool_calls: [{ index: j, function: { arguments: fragment } }] };
             const waiting = out.send(delta(c.index, JSON.stringify(d), null));
             if (waiting) await waiting;
+            if (out.closed) return;
           }
         }
         await out.send(delta(c.index, "{}", c.finishReason));

@@ -69,10 +69,10 @@ export function checkFaultSpec(spec: Record<string, unknown>): FaultSpec {
 }
 
 export class FaultInjector {
-  private rng: Rng;
+  private readonly rng: Rng;
   private spec: FaultSpec | undefined;
 
-  constructor(private readonly seed: number) {
+  constructor(seed: number) {
     this.rng = createRng(seed);
   }
 
@@ -89,7 +89,7 @@ export class FaultInjector {
 
   /** Restarts the draw sequence (used by `reset()`, so a reset run repeats the first run). */
   reseed(): void {
-    this.rng = createRng(this.seed);
+    this.rng.reset();
   }
 
   draw(path: string): FaultDraw | undefined {

@@ -19,7 +19,7 @@ import { seedModels } from "./models";
 import { loadSnapshot, Persister } from "./persistence";
 import { createRng } from "./rng";
 import { Router } from "./router";
-import { RequestPipeline } from "./server";
+import { HEALTH_PATH, RequestPipeline } from "./server";
 import { Store } from "./store";
 import { threadRoutes } from "./threads";
 import type { EmulatorHandle, EmulatorOptions } from "./types";
@@ -51,8 +51,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   faults.set(options.faults);
 
   // Ids and completion ids draw from streams of their own, so fault draws stay independent.
-  const store = new Store(createRng(seed ^ 0x5bd1e995), () => persister?.markDirty());
+  const idRng = createRng(seed ^ 0x5bd1e995);
+  const completionRng = createRng(seed ^ 0x27d4eb2f);
+  const counters = { toolCalls: 0 };
   let persister: Persister | undefined;
+  const store = new Store(idRng, () => persister?.markDirty());
   if (options.dataFile) {
     const snapshot = await loadSnapshot(options.dataFile);
     if (snapshot) store.restore(snapshot);
@@ -66,8 +69,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ? new Upstream(options.upstream, options.upstreamApiKey)
     : undefined;
 
+  // Models point at the proxy address, known once the port is; routes exist before the first
+  // request can arrive, so they read the models and addresses through closures.
   let models: Model[] = [];
+  let baseUrl = "";
+  let proxyUrl = "";
+  const currentModels = () => models;
   const router = new Router();
+  for (const route of [
+    ...catalogRoutes(store, currentModels, STUDIO_PREFIX),
+    ...threadRoutes(store, STUDIO_PREFIX),
+    ...assistantRoutes(store, currentModels, STUDIO_PREFIX),
+    ...completionRoutes(
+      { models: currentModels, rng: completionRng, upstream, counters },
+      INFERENCE_PREFIX,
+    ),
+  ]) {
+    router.add(route);
+  }
+  router.add({
+    method: "GET",
+    path: HEALTH_PATH,
+    auth: "none",
+    handler: () => ({ kind: "json", body: { status: "ok", baseUrl, proxyUrl } }),
+  });
+
   const pipeline = new RequestPipeline({
     router,
     faults,
@@ -77,40 +103,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     log,
   });
   const server = createServer({ keepAliveTimeout: 5_000 }, pipeline.handle);
-  // A burst of keep-alive connections (benchmarks, 100 concurrent writers) must not be refused.
-  server.maxHeadersCount = 200;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await upstream?.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const baseUrl = `${origin}${STUDIO_PREFIX}`;
-  const proxyUrl = `${origin}${INFERENCE_PREFIX}`;
+  baseUrl = `${origin}${STUDIO_PREFIX}`;
+  proxyUrl = `${origin}${INFERENCE_PREFIX}`;
   models = seedModels(proxyUrl);
-  const currentModels = () => models;
-
-  for (const route of [
-    ...catalogRoutes(store, currentModels, STUDIO_PREFIX),
-    ...threadRoutes(store, STUDIO_PREFIX),
-    ...assistantRoutes(store, currentModels, STUDIO_PREFIX),
-    ...completionRoutes(
-      { models: currentModels, rng: createRng(seed ^ 0x27d4eb2f), upstream },
-      INFERENCE_PREFIX,
-    ),
-  ]) {
-    router.add(route);
-  }
-  router.add({
-    method: "GET",
-    path: "/health",
-    auth: "none",
-    handler: () => ({ kind: "json", body: { status: "ok", baseUrl, proxyUrl } }),
-  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -131,7 +140,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       store.clear();
       pipeline.requests.length = 0;
       models = seedModels(proxyUrl);
+      // A reset emulator behaves like a fresh one: same ids, same tool-call numbers, same faults.
       faults.reseed();
+      idRng.reset();
+      completionRng.reset();
+      counters.toolCalls = 0;
       await persister?.flush();
     },
     close() {

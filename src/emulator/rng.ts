@@ -7,6 +7,8 @@ export interface Rng {
   next(): number;
   /** `length` characters of [0-9a-z]. */
   token(length: number): string;
+  /** Back to the state right after seeding. */
+  reset(): void;
 }
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -22,6 +24,9 @@ export function createRng(seed: number): Rng {
   };
   return {
     next,
+    reset() {
+      state = seed >>> 0;
+    },
     token(length) {
       let out = "";
       for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(next() * 36)];

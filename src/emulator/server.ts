@@ -14,7 +14,8 @@ import { createSseOut } from "./sse";
 import type { RecordedRequest } from "./types";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const HEALTH_PATH = "/health";
+/** Readiness probe; never faulted, needs no key. */
+export const HEALTH_PATH = "/health";
 
 export interface PipelineOptions {
   router: Router;

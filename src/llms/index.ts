@@ -97,6 +97,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
     const settings = resolveModelSettings(fields);
     validateBoolean("echo", fields.echo);
     validateBoolean("streaming", fields.streaming);
+    validateMaxConcurrency(fields.maxConcurrency);
     // Retries happen in the client only; core's caller keeps just the concurrency limit.
     super(baseModelParams(fields));
     this.model = settings.model;
@@ -286,6 +287,16 @@ function validateLLMCallOptions(options: StudioLLMCallOptions): void {
 function validateBoolean(field: string, value: unknown): void {
   if (value !== undefined && typeof value !== "boolean") {
     throw new StudioValidationError(field, `must be true or false (got ${typeof value})`);
+  }
+}
+
+function validateMaxConcurrency(value: unknown): void {
+  if (value === undefined || value === Number.POSITIVE_INFINITY) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new StudioValidationError(
+      "maxConcurrency",
+      `must be an integer >= 1, or Infinity for no limit (got ${String(value)})`,
+    );
   }
 }
 

@@ -127,7 +127,8 @@ describe("npm run demo", () => {
   });
 
   it("continues the first run's conversation in the second run", () => {
-    expect(first.stdout).toContain("No earlier conversation");
+    expect(first.stdout).toContain("no earlier conversation");
+    expect(second.stdout).not.toContain("no earlier conversation");
     const firstTurn = /You: (This is visit number 1\b[^\n]*)/.exec(first.stdout);
     expect(firstTurn, report(first)).not.toBeNull();
     const earlier = second.stdout.split("Earlier turns")[1] ?? "";

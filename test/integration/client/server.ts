@@ -14,7 +14,7 @@ export type Handler = (
   req: Received,
   res: http.ServerResponse,
   raw: http.IncomingMessage,
-) => void | Promise<void>;
+) => unknown;
 
 export interface TestServer {
   url: string;

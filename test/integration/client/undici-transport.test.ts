@@ -86,7 +86,7 @@ describe("undici transport", () => {
   it("streams chunks as they arrive, with characters split across writes", async () => {
     server.handle(async (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      const whole = Buffer.from(chunk("h👋") + chunk("é", "stop") + "data: [DONE]\n\n");
+      const whole = Buffer.from(`${chunk("h👋")}${chunk("é", "stop")}data: [DONE]\n\n`);
       // Write in 3-byte pieces so that multi-byte characters straddle reads.
       for (let i = 0; i < whole.length; i += 3) {
         res.write(whole.subarray(i, i + 3));

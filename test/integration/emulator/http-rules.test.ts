@@ -91,6 +91,36 @@ describe("HTTP rules", () => {
     expect(models.body.models.length).toBeGreaterThanOrEqual(3);
   });
 
+  it("after reset() ids and tool-call numbers repeat those of a fresh emulator with the same seed", async () => {
+    const sample = async (handle: typeof emulator.handle) => {
+      const thread = await studio<{ id: string }>(handle, "POST", PATHS.threads, {});
+      const completion = await call<{ choices: { message: { tool_calls: { id: string }[] } }[] }>(
+        "POST",
+        `${handle.proxyUrl}${PATHS.chatCompletions}`,
+        {
+          body: {
+            model: "studio/echo-small",
+            tools: [{ type: "function", function: { name: "f" } }],
+            messages: [{ role: "user", content: "call f" }],
+          },
+          headers: { authorization: handle.apiKey },
+        },
+      );
+      return [thread.body.id, completion.body.choices[0]!.message.tool_calls[0]!.id];
+    };
+    await emulator.handle.reset();
+    const first = await sample(emulator.handle);
+    await emulator.handle.reset();
+    expect(await sample(emulator.handle)).toEqual(first);
+    const fresh = await startEmulator({ port: 0 });
+    try {
+      expect(await sample(fresh)).toEqual(first);
+    } finally {
+      await fresh.close();
+    }
+    expect(first[1]).toBe("call_1");
+  });
+
   it("logs one line per request, never with the key", async () => {
     const lines: string[] = [];
     const key = "a-secret-key-that-must-not-leak";

@@ -50,11 +50,12 @@ describe("studio auth", () => {
     "%s %s: 401 without X-Service-Key, with a wrong one, or with only Authorization",
     async (method, path, body) => {
       const url = `${emulator.handle.baseUrl}${path}`;
-      for (const headers of [
+      const cases: Record<string, string>[] = [
         {},
         { "x-service-key": "wrong" },
         { authorization: emulator.handle.apiKey },
-      ]) {
+      ];
+      for (const headers of cases) {
         const r = await call<Err>(method, url, { body, headers });
         expect(r.status).toBe(401);
         expect(r.body.error.type).toBe("authentication_error");

@@ -52,7 +52,9 @@ describe("StudioChatMessageHistory (against an in-memory client)", () => {
     );
     const read = h.getMessages();
     await Promise.all(writes);
-    const expected = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? [`${i}a`, `${i}b`] : [`${i}`])).flat();
+    const expected = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0 ? [`${i}a`, `${i}b`] : [`${i}`],
+    ).flat();
     expect((await read).map((m) => m.content)).toEqual(expected);
     expect(fake.calls.filter((c) => c === "createThread")).toHaveLength(1);
   });
@@ -61,9 +63,7 @@ describe("StudioChatMessageHistory (against an in-memory client)", () => {
     const fake = new FakeThreads();
     const h = history(fake);
     await h.addMessage(new HumanMessage("one"));
-    fake.messageSteps = [
-      { before: new StudioValidationError("content", "server said no") },
-    ];
+    fake.messageSteps = [{ before: new StudioValidationError("content", "server said no") }];
     const failed = h.addMessage(new HumanMessage("two"));
     const next = h.addMessage(new HumanMessage("three"));
     await expect(failed).rejects.toThrow(/server said no/);

@@ -316,6 +316,8 @@ describe("StudioLLM: validation", () => {
     [{ streaming: 1 }, "streaming"],
     [{ timeout: -1 }, "timeout"],
     [{ maxRetries: -1 }, "maxRetries"],
+    [{ maxConcurrency: 0 }, "maxConcurrency"],
+    [{ maxConcurrency: 1.5 }, "maxConcurrency"],
   ])("constructor rejects %o naming %s", (fields, field) => {
     const client = new FakeClient();
     const build = () =>

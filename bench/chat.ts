@@ -1,0 +1,279 @@
+/**
+ * ChatStudio's own cost per call and per streamed chunk, side by side with: a bare undici
+ * request, the thinnest possible `BaseChatModel` over bare undici (LangChain's own per-call cost:
+ * the floor), and `ChatOpenAI` pointed at the same emulator. Interleaved rounds, one process.
+ *
+ * The emulator runs in a child process by default, so its work does not land on the measured
+ * thread and hide the client-side differences; `--in-process` runs it in this process instead.
+ *
+ *   npx tsx bench/chat.ts [--in-process]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { ChatOpenAI } from "@langchain/openai";
+import { Pool } from "undici";
+import { ChatStudio } from "../src/chat_models";
+import { startEmulator } from "../src/emulator";
+import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow } from "./harness";
+
+const MODEL = "studio/echo-small";
+const QUESTION = "Hello, how are you today?";
+/** "You said: " + 5,000 words and the spaces between them: about 10,000 tokens, one per chunk. */
+const LONG_QUESTION = Array.from({ length: 5_000 }, (_, i) => `w${i % 100}`).join(" ");
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+interface Server {
+  proxyUrl: string;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+/** The emulator in a child process, with request recording off (it would grow for hours). */
+async function startChildEmulator(): Promise<Server> {
+  const script =
+    'const { startEmulator } = await import("./src/emulator/index.ts");' +
+    "const e = await startEmulator({ port: 0, recordRequests: false });" +
+    "process.stdout.write(JSON.stringify({ proxyUrl: e.proxyUrl, apiKey: e.apiKey }) + '\\n');" +
+    'process.on("SIGTERM", () => e.close().then(() => process.exit(0)));';
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", script],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error("the emulator did not start within 30 s")), 30_000);
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      text += chunk;
+      if (text.includes("\n")) {
+        clearTimeout(timer);
+        resolve(text.slice(0, text.indexOf("\n")));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
+  });
+  const { proxyUrl, apiKey } = JSON.parse(line) as { proxyUrl: string; apiKey: string };
+  return {
+    proxyUrl,
+    apiKey,
+    stop: async () => {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function startInProcessEmulator(): Promise<Server> {
+  const handle = await startEmulator({ port: 0, recordRequests: false });
+  return { proxyUrl: handle.proxyUrl, apiKey: handle.apiKey, stop: () => handle.close() };
+}
+
+/** One POST with undici on a keep-alive pool; nothing else. */
+class BareUndici {
+  readonly pool: Pool;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+
+  constructor(proxyUrl: string, apiKey: string) {
+    const url = new URL(proxyUrl);
+    this.pool = new Pool(url.origin);
+    this.path = `${url.pathname}/chat/completions`;
+    this.headers = { "content-type": "application/json", authorization: apiKey };
+  }
+
+  async complete(content: string): Promise<string> {
+    const response = await this.pool.request({
+      method: "POST",
+      path: this.path,
+      headers: this.headers,
+      body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content }] }),
+    });
+    const body = (await response.body.json()) as { choices: { message: { content: string } }[] };
+    return body.choices[0]?.message.content ?? "";
+  }
+}
+
+const ROLES: Record<string, string> = { human: "user", ai: "assistant", system: "system" };
+
+/**
+ * The floor: the least a `BaseChatModel` can do over bare undici. `_generate` is one request and
+ * a JSON parse; `_streamResponseChunks` splits events with an index scan and parses each one.
+ */
+class FloorChatModel extends BaseChatModel {
+  readonly #http: BareUndici;
+
+  constructor(http: BareUndici) {
+    super({});
+    this.#http = http;
+  }
+
+  _llmType(): string {
+    return "floor";
+  }
+
+  #body(messages: BaseMessage[], stream: boolean): string {
+    return JSON.stringify({
+      model: MODEL,
+      messages: messages.map((m) => ({ role: ROLES[m.type] ?? m.type, content: m.content })),
+      stream,
+    });
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const response = await this.#http.pool.request({
+      method: "POST",
+      path: this.#http.path,
+      headers: this.#http.headers,
+      body: this.#body(messages, false),
+    });
+    const body = (await response.body.json()) as { choices: { message: { content: string } }[] };
+    const text = body.choices[0]?.message.content ?? "";
+    return { generations: [{ text, message: new AIMessage(text) }] };
+  }
+
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    _options: this["ParsedCallOptions"],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const response = await this.#http.pool.request({
+      method: "POST",
+      path: this.#http.path,
+      headers: this.#http.headers,
+      body: this.#body(messages, true),
+    });
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const bytes of response.body) {
+      buffer += decoder.decode(bytes as Uint8Array, { stream: true });
+      let start = 0;
+      for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n", start)) {
+        const data = buffer.slice(start + 6, end);
+        start = end + 2;
+        if (data === "[DONE]") return;
+        const chunk = JSON.parse(data) as { choices: { delta?: { content?: string } }[] };
+        const text = chunk.choices[0]?.delta?.content ?? "";
+        const generation = new ChatGenerationChunk({ text, message: new AIMessageChunk(text) });
+        yield generation;
+        await runManager?.handleLLMNewToken(text);
+      }
+      buffer = buffer.slice(start);
+    }
+  }
+}
+
+async function drain(stream: AsyncIterable<unknown>): Promise<number> {
+  let count = 0;
+  for await (const _ of stream) count++;
+  return count;
+}
+
+export const chatBench: BenchEntry = {
+  name: "chat",
+  async run(): Promise<BenchRow[]> {
+    const inProcess = process.argv.includes("--in-process");
+    const server = inProcess ? await startInProcessEmulator() : await startChildEmulator();
+    const { proxyUrl, apiKey } = server;
+    const bare = new BareUndici(proxyUrl, apiKey);
+    const floorHttp = new BareUndici(proxyUrl, apiKey);
+    const floor = new FloorChatModel(floorHttp);
+    const studio = new ChatStudio({ model: MODEL, apiKey, proxyUrl });
+    const openai = new ChatOpenAI({
+      model: MODEL,
+      apiKey,
+      maxRetries: 0,
+      configuration: { baseURL: proxyUrl },
+    });
+    const where = inProcess ? "emulator in process" : "emulator in a child process";
+    try {
+      const expected = await bare.complete(QUESTION);
+      for (const [name, model] of [
+        ["floor", floor],
+        ["ChatStudio", studio],
+        ["ChatOpenAI", openai],
+      ] as const) {
+        const got = (await model.invoke(QUESTION)).text;
+        if (got !== expected) throw new Error(`${name} answered ${got} instead of ${expected}`);
+      }
+      const chunkCounts = {
+        floor: await drain(await floor.stream(LONG_QUESTION)),
+        studio: await drain(await studio.stream(LONG_QUESTION)),
+        openai: await drain(await openai.stream(LONG_QUESTION)),
+      };
+      if (chunkCounts.studio < 10_000) {
+        throw new Error(`expected about 10,000 chunks per stream, got ${chunkCounts.studio}`);
+      }
+
+      const perCall = await measureInterleaved(
+        {
+          bare: () => bare.complete(QUESTION),
+          floor: () => floor.invoke(QUESTION),
+          studio: () => studio.invoke(QUESTION),
+          openai: () => openai.invoke(QUESTION),
+        },
+        { warmup: 300, rounds: 9, iterations: 400 },
+      );
+      const perStream = await measureInterleaved(
+        {
+          floor: async () => drain(await floor.stream(LONG_QUESTION)),
+          studio: async () => drain(await studio.stream(LONG_QUESTION)),
+          openai: async () => drain(await openai.stream(LONG_QUESTION)),
+        },
+        { warmup: 3, rounds: 9, iterations: 2 },
+      );
+      const perChunk = (name: "floor" | "studio" | "openai") =>
+        (perStream[name] ?? Number.NaN) / chunkCounts[name];
+
+      const us = (name: string) => perCall[name] ?? Number.NaN;
+      return [
+        { what: `chat: bare undici request (${where})`, value: us("bare"), unit: "µs/call" },
+        { what: "chat: floor BaseChatModel.invoke", value: us("floor"), unit: "µs/call" },
+        { what: "chat: ChatOpenAI.invoke", value: us("openai"), unit: "µs/call" },
+        ratioRow("chat: ChatStudio.invoke", us("studio"), "µs/call", "floor", us("floor"), 1.15),
+        ratioRow("chat: ChatStudio.invoke", us("studio"), "µs/call", "ChatOpenAI", us("openai"), 0.6),
+        {
+          what: `chat: floor stream (${chunkCounts.floor} chunks)`,
+          value: perChunk("floor"),
+          unit: "µs/chunk",
+        },
+        { what: "chat: ChatOpenAI stream", value: perChunk("openai"), unit: "µs/chunk" },
+        ratioRow(
+          "chat: ChatStudio stream",
+          perChunk("studio"),
+          "µs/chunk",
+          "floor",
+          perChunk("floor"),
+          1.15,
+        ),
+        ratioRow(
+          "chat: ChatStudio stream",
+          perChunk("studio"),
+          "µs/chunk",
+          "ChatOpenAI",
+          perChunk("openai"),
+          0.75,
+        ),
+      ];
+    } finally {
+      await studio.client.close();
+      await bare.pool.close();
+      await floorHttp.pool.close();
+      await server.stop();
+    }
+  },
+};
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const rows = await chatBench.run();
+  for (const row of rows) {
+    const ratio = row.ratio === undefined ? "" : `  ${row.ratio.toFixed(3)}x vs ${row.reference} (${row.target})`;
+    const verdict = row.pass === undefined ? "" : row.pass ? "  pass" : "  FAIL";
+    console.log(`${row.what}: ${row.value.toFixed(2)} ${row.unit}${ratio}${verdict}`);
+  }
+}
