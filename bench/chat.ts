@@ -217,7 +217,7 @@ export const chatBench: BenchEntry = {
           studio: () => studio.invoke(QUESTION),
           openai: () => openai.invoke(QUESTION),
         },
-        { warmup: 300, rounds: 9, iterations: 400 },
+        { warmup: 300, rounds: 25, iterations: 200 },
       );
       const perStream = await measureInterleaved(
         {
@@ -225,7 +225,7 @@ export const chatBench: BenchEntry = {
           studio: async () => drain(await studio.stream(LONG_QUESTION)),
           openai: async () => drain(await openai.stream(LONG_QUESTION)),
         },
-        { warmup: 3, rounds: 9, iterations: 2 },
+        { warmup: 3, rounds: 15, iterations: 1 },
       );
       const perChunk = (name: "floor" | "studio" | "openai") =>
         (perStream[name] ?? Number.NaN) / chunkCounts[name];

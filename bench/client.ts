@@ -76,7 +76,7 @@ async function run(): Promise<BenchRow[]> {
           return body.json();
         },
       },
-      { warmup: 500, rounds: 9, iterations: 1000 },
+      { warmup: 1000, rounds: 21, iterations: 300 },
     );
     return [
       ratioRow(

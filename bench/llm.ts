@@ -107,10 +107,12 @@ export const llmBench: BenchEntry = {
       const expected = await bare.invoke(PROMPT);
       const got = await studio.invoke(PROMPT);
       if (got !== expected) throw new Error(`the two answers differ: ${got} vs ${expected}`);
-      const times = await measureInterleaved({
-        studio: () => studio.invoke(PROMPT),
-        bare: () => bare.invoke(PROMPT),
-      });
+      // Many short rounds: on a shared machine a burst of load then spoils a few rounds of both
+      // candidates, which the median drops, instead of one long round of one of them.
+      const times = await measureInterleaved(
+        { bare: () => bare.invoke(PROMPT), studio: () => studio.invoke(PROMPT) },
+        { warmup: 500, rounds: 41, iterations: 100 },
+      );
       const studioUs = times.studio ?? Number.NaN;
       const bareUs = times.bare ?? Number.NaN;
       return [

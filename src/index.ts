@@ -24,3 +24,9 @@ export {
   threadMessageClientId,
 } from "./converters/thread-messages";
 export * from "./errors";
+export {
+  StudioLLM,
+  type StudioLLMCallOptions,
+  type StudioLLMFields,
+  type StudioLLMLsParams,
+} from "./llms";

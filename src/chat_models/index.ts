@@ -192,11 +192,23 @@ export class ChatStudio
   /** The request parameters (snake_case, without messages) for these call options. */
   override invocationParams(options?: this["ParsedCallOptions"]): ChatStudioInvocationParams {
     const params = buildCompletionParams(this, options) as ChatStudioInvocationParams;
-    const tools = options?.tools?.length ? this.#convertTools(options.tools) : undefined;
+    if (options === undefined) return params;
+    // Own keys only: see `ownOptionKeys` in language_models/common for why lookups are avoided.
+    let tools: ChatTool[] | undefined;
+    let toolChoice: unknown;
+    for (const key of Object.keys(options)) {
+      if (key === "tools") {
+        const bound = options.tools;
+        if (bound && bound.length > 0) tools = this.#convertTools(bound);
+      } else if (key === "tool_choice") {
+        toolChoice = options.tool_choice;
+      } else if (key === "response_format" && options.response_format !== undefined) {
+        params.response_format = options.response_format;
+      }
+    }
     if (tools) params.tools = tools;
-    const toolChoice = convertToolChoiceToStudio(options?.tool_choice, tools);
-    if (toolChoice !== undefined) params.tool_choice = toolChoice;
-    if (options?.response_format !== undefined) params.response_format = options.response_format;
+    const wireChoice = convertToolChoiceToStudio(toolChoice, tools);
+    if (wireChoice !== undefined) params.tool_choice = wireChoice;
     return params;
   }
 
@@ -292,11 +304,10 @@ export class ChatStudio
           message.usage_metadata = convertUsage(chunk.usage);
         }
         const text = typeof message.content === "string" ? message.content : "";
-        const generation = new ChatGenerationChunk({
-          message,
-          text,
-          ...(tagChoice && { generationInfo: { completion: choice.index } }),
-        });
+        // No spread here: object spreads are slow on this hot path (once per token).
+        const generation = tagChoice
+          ? new ChatGenerationChunk({ message, text, generationInfo: { completion: choice.index } })
+          : new ChatGenerationChunk({ message, text });
         yield generation;
         if (runManager) {
           await runManager.handleLLMNewToken(
@@ -312,11 +323,9 @@ export class ChatStudio
       if (choices.length === 0 && streamUsage) {
         const message = convertUsageToAIMessageChunk(chunk);
         if (message) {
-          yield new ChatGenerationChunk({
-            message,
-            text: "",
-            ...(tagChoice && { generationInfo: { completion: 0 } }),
-          });
+          yield tagChoice
+            ? new ChatGenerationChunk({ message, text: "", generationInfo: { completion: 0 } })
+            : new ChatGenerationChunk({ message, text: "" });
         }
       }
     }

@@ -4,10 +4,8 @@
  */
 import { redactSecrets, StudioAPIError, StudioConnectionError } from "../errors";
 import { parseRetryAfter } from "./retry";
-import type { TransportResponse } from "./transport";
+import type { ResponseHead } from "./transport";
 
-/** Error bodies are small; a gateway's error page is not worth more than this. */
-export const ERROR_BODY_LIMIT = 64 * 1024;
 const EXCERPT_CHARS = 200;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -64,25 +62,19 @@ export function parseErrorBody(text: string): { body: unknown; message: string |
 }
 
 /** Response headers for an error object, with any echoed secret scrubbed. */
-function safeHeaders(response: TransportResponse): Record<string, string> {
+function safeHeaders(response: ResponseHead): Record<string, string> {
   const headers = response.headerRecord();
   for (const name of Object.keys(headers)) headers[name] = redactSecrets(headers[name]!);
   return headers;
 }
 
-/** Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response, reading its body. */
-export async function apiErrorFromResponse(
-  response: TransportResponse,
+/** Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response and its body text. */
+export function apiErrorFromResponse(
+  response: ResponseHead,
+  text: string,
   method: string,
   path: string,
-): Promise<StudioAPIError> {
-  let text = "";
-  try {
-    text = await response.text(ERROR_BODY_LIMIT);
-  } catch {
-    // A huge or broken error body must not hide the status; report what is known.
-    response.cancel();
-  }
+): StudioAPIError {
   const { body, message } = parseErrorBody(text);
   const headers = safeHeaders(response);
   return StudioAPIError.fromResponse({
@@ -100,12 +92,11 @@ export async function apiErrorFromResponse(
 
 /** A 3xx is never followed: it would replay the key to wherever `Location` points. */
 export function redirectError(
-  response: TransportResponse,
+  response: ResponseHead,
   method: string,
   path: string,
   requestUrl: string,
 ): StudioAPIError {
-  response.cancel();
   const location = response.header("location");
   let target = "an unknown address";
   if (location) {

@@ -2,9 +2,9 @@
  * The one request path every method goes through: config checks, headers, the attempt loop with
  * retries, timeouts and abort, status handling and response validation; and its streaming twin.
  *
- * Per attempt it allocates what the request itself needs (an AbortController that carries both the
- * timeout and the caller's signal, one timer) and nothing else: header sets are prebuilt, the
- * timer callback is a module function given its controller as an argument, and the caller's signal
+ * Per attempt it allocates what the request itself needs and little else: one AttemptControl that
+ * both the timeout and the caller's signal end in, and one timer. Header sets are prebuilt, the
+ * timer callback is a module function given its control as an argument, and the caller's signal
  * gets a listener only when there is one.
  */
 import type { z } from "zod/v4";
@@ -14,6 +14,7 @@ import {
   StudioResponseError,
   StudioStreamError,
   StudioTimeoutError,
+  StudioValidationError,
 } from "../errors";
 import {
   checkCallOverrides,
@@ -31,8 +32,18 @@ import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from
 import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
 import { DONE, parsePayload, SSEDecoder } from "./sse";
 import { ChoiceTracker, validateChunk } from "./stream";
-import type { HttpMethod, Transport, TransportRequest, TransportResponse } from "./transport";
-import { ResponseTooLargeError } from "./transport";
+import {
+  AttemptControl,
+  type BufferedResponse,
+  ERROR_BODY_LIMIT,
+  type HttpMethod,
+  isSuccess,
+  type ResponseHead,
+  ResponseTooLargeError,
+  type StreamingResponse,
+  type Transport,
+  type TransportRequest,
+} from "./transport";
 import { FetchTransport } from "./transport-fetch";
 import { UndiciTransport } from "./transport-undici";
 import type { RequestOptions } from "./types";
@@ -49,16 +60,16 @@ export interface CallSpec<T> {
   readonly schema: z.ZodType<T>;
 }
 
-// Abort reasons the client gives its own controllers; never thrown to callers.
+// Abort reasons of the client's own timers; never thrown to callers.
 const TIMEOUT = new Error("langchain-studio: request timeout");
 const IDLE = new Error("langchain-studio: stream idle timeout");
 
-function abortForTimeout(controller: AbortController): void {
-  controller.abort(TIMEOUT);
+function abortForTimeout(control: AttemptControl): void {
+  control.abort(TIMEOUT);
 }
 
-function linkSignal(signal: AbortSignal, controller: AbortController): () => void {
-  const onAbort = () => controller.abort(signal.reason);
+function linkSignal(signal: AbortSignal, control: AttemptControl): () => void {
+  const onAbort = () => control.abort(abortReason(signal));
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   return () => signal.removeEventListener("abort", onAbort);
@@ -67,18 +78,18 @@ function linkSignal(signal: AbortSignal, controller: AbortController): () => voi
 /** Stream idle timer: fires only while the client waits for the server, not for the consumer. */
 class IdleWatch {
   waiting = true;
-  readonly controller: AbortController;
+  readonly control: AttemptControl;
   readonly #ms: number;
   #timer: ReturnType<typeof setTimeout>;
 
-  constructor(controller: AbortController, ms: number) {
-    this.controller = controller;
+  constructor(control: AttemptControl, ms: number) {
+    this.control = control;
     this.#ms = ms;
     this.#timer = setTimeout(IdleWatch.#fire, ms, this);
   }
 
   static #fire(watch: IdleWatch): void {
-    if (watch.waiting) watch.controller.abort(IDLE);
+    if (watch.waiting) watch.control.abort(IDLE);
   }
 
   arm(): void {
@@ -102,12 +113,8 @@ class IdleWatch {
   }
 }
 
-interface Prepared extends TransportRequest {
-  signal: AbortSignal;
-}
-
 interface OpenStream {
-  readonly response: TransportResponse;
+  readonly response: StreamingResponse;
   readonly iterator: AsyncIterator<Uint8Array>;
   readonly first: IteratorResult<Uint8Array>;
   readonly idle: IdleWatch;
@@ -118,13 +125,20 @@ function retryAfterHeader(error: unknown): string | undefined {
   return error instanceof StudioAPIError ? error.headers["retry-after"] : undefined;
 }
 
+function toJson(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StudioValidationError("body", `cannot be sent as JSON (${reason})`);
+  }
+}
+
 function closedError(): StudioError {
   return new StudioError(
     "This StudioClient is closed (close() was called); create a new client to make more calls.",
   );
 }
-
-const NEVER_ABORTED = new AbortController().signal;
 
 export class Requester {
   readonly config: ResolvedConfig;
@@ -208,7 +222,7 @@ export class Requester {
     body: unknown,
     options: RequestOptions | undefined,
     stream: boolean,
-  ): Prepared {
+  ): TransportRequest {
     if (this.#closed) throw closedError();
     if (options) {
       checkCallOverrides(options.timeout, options.maxRetries);
@@ -226,32 +240,31 @@ export class Requester {
       origin: endpoint.origin,
       path: endpoint.prefix + path,
       headers: withCallHeaders(sets[spec.auth], options?.headers),
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: NEVER_ABORTED,
+      body: body === undefined ? undefined : toJson(body),
     };
   }
 
   async #attempt<T>(
     spec: CallSpec<T>,
-    request: Prepared,
+    request: TransportRequest,
     timeout: number,
     signal: AbortSignal | undefined,
   ): Promise<T> {
-    const controller = new AbortController();
-    const timer = setTimeout(abortForTimeout, timeout, controller);
-    const unlink = signal === undefined ? undefined : linkSignal(signal, controller);
-    request.signal = controller.signal;
-    let started = false;
+    // close() may have come during a retry's backoff.
+    if (this.#closed) throw closedError();
+    const control = new AttemptControl();
+    const timer = setTimeout(abortForTimeout, timeout, control);
+    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
     try {
-      const response = await this.transport.send(request);
-      started = true;
-      if (response.status < 200 || response.status >= 300) {
-        throw await this.#statusError(response, spec, request);
-      }
-      const text = await response.text(this.config.maxResponseBytes);
-      return parseResponse(spec.schema, text, spec.name, spec.method, request.path);
+      const response = await this.transport.buffered(
+        request,
+        control,
+        this.config.maxResponseBytes,
+      );
+      if (!isSuccess(response.status)) throw this.#statusError(response, spec, request);
+      return parseResponse(spec.schema, response.text(), spec.name, spec.method, request.path);
     } catch (error) {
-      throw this.#failure(error, spec, request.path, controller, signal, timeout, started);
+      throw this.#failure(error, spec, request.path, control, signal, timeout);
     } finally {
       clearTimeout(timer);
       unlink?.();
@@ -260,25 +273,29 @@ export class Requester {
 
   async #openStream(
     spec: CallSpec<unknown>,
-    request: Prepared,
+    request: TransportRequest,
     timeout: number,
     idleMs: number,
     signal: AbortSignal | undefined,
   ): Promise<OpenStream> {
-    const controller = new AbortController();
-    const timer = setTimeout(abortForTimeout, timeout, controller);
-    const unlink = signal === undefined ? undefined : linkSignal(signal, controller);
-    request.signal = controller.signal;
-    let response: TransportResponse | undefined;
+    if (this.#closed) throw closedError();
+    const control = new AttemptControl();
+    const timer = setTimeout(abortForTimeout, timeout, control);
+    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
+    let response: StreamingResponse | undefined;
     let idle: IdleWatch | undefined;
     try {
-      response = await this.transport.send(request);
-      if (response.status < 200 || response.status >= 300) {
-        throw await this.#statusError(response, spec, request);
+      response = await this.transport.open(request, control);
+      if (!isSuccess(response.status)) {
+        let text = "";
+        if (response.status < 300 || response.status >= 400) {
+          text = await response.text(ERROR_BODY_LIMIT).catch(() => "");
+        }
+        throw this.#statusError(response, spec, request, text);
       }
       // `timeout` covers the wait for the headers; from here on only gaps between reads count.
       clearTimeout(timer);
-      idle = new IdleWatch(controller, idleMs);
+      idle = new IdleWatch(control, idleMs);
       const iterator = response.chunks();
       const first = await iterator.next();
       idle.disarm();
@@ -288,16 +305,7 @@ export class Requester {
       idle?.stop();
       unlink?.();
       response?.cancel();
-      throw this.#failure(
-        error,
-        spec,
-        request.path,
-        controller,
-        signal,
-        timeout,
-        response !== undefined,
-        idleMs,
-      );
+      throw this.#failure(error, spec, request.path, control, signal, timeout, idleMs);
     }
   }
 
@@ -338,9 +346,16 @@ export class Requester {
         tracker.observe(chunk.choices);
         yield chunk;
       }
-      if (!tracker.complete) throw new StudioStreamError(path, tracker.describeCut());
+      if (!tracker.complete) {
+        const type = open.response.header("content-type");
+        const hint =
+          type && !type.includes("event-stream")
+            ? ` (the answer was ${type}, not text/event-stream)`
+            : "";
+        throw new StudioStreamError(path, tracker.describeCut() + hint);
+      }
     } catch (error) {
-      throw this.#streamFailure(error, spec, path, open.idle.controller, signal, idleMs);
+      throw this.#streamFailure(error, spec, path, open.idle.control, signal, idleMs);
     } finally {
       open.idle.stop();
       open.unlink?.();
@@ -348,15 +363,17 @@ export class Requester {
     }
   }
 
-  async #statusError(
-    response: TransportResponse,
+  #statusError(
+    response: ResponseHead | BufferedResponse,
     spec: CallSpec<unknown>,
-    request: Prepared,
-  ): Promise<StudioAPIError> {
+    request: TransportRequest,
+    text?: string,
+  ): StudioAPIError {
     if (response.status >= 300 && response.status < 400) {
       return redirectError(response, spec.method, request.path, request.origin + request.path);
     }
-    return apiErrorFromResponse(response, spec.method, request.path);
+    const body = text ?? ("text" in response ? response.text() : "");
+    return apiErrorFromResponse(response, body, spec.method, request.path);
   }
 
   /** What a failed attempt throws, whatever the transport raised. */
@@ -364,16 +381,14 @@ export class Requester {
     error: unknown,
     spec: CallSpec<unknown>,
     path: string,
-    controller: AbortController,
+    control: AttemptControl,
     signal: AbortSignal | undefined,
     timeout: number,
-    started: boolean,
     idleMs = timeout,
   ): Error {
     if (signal?.aborted) return abortReason(signal);
-    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-    if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, timeout);
-    if (reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
+    if (control.reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, timeout);
+    if (control.reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
     if (error instanceof StudioError) return error;
     if (error instanceof ResponseTooLargeError) {
       return new StudioResponseError(
@@ -383,7 +398,7 @@ export class Requester {
       );
     }
     if (this.#closed) return closedError();
-    return connectionError(error, spec.method, path, started);
+    return connectionError(error, spec.method, path, control.responseStarted);
   }
 
   /** Failures after the first byte: the stream is cut, not merely unreachable. */
@@ -391,14 +406,12 @@ export class Requester {
     error: unknown,
     spec: CallSpec<unknown>,
     path: string,
-    controller: AbortController,
+    control: AttemptControl,
     signal: AbortSignal | undefined,
     idleMs: number,
   ): Error {
     if (signal?.aborted) return abortReason(signal);
-    if (controller.signal.aborted && controller.signal.reason === IDLE) {
-      return new StudioTimeoutError(spec.method, path, idleMs, "event");
-    }
+    if (control.reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
     if (error instanceof StudioError) return error;
     if (this.#closed) return closedError();
     return new StudioStreamError(

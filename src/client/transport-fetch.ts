@@ -3,15 +3,30 @@
  * and edge runtimes have nothing else. `redirect: "manual"` keeps the key on the configured origin.
  */
 import {
+  type AttemptControl,
+  type BufferedResponse,
+  ERROR_BODY_LIMIT,
+  isSuccess,
   ResponseTooLargeError,
+  type StreamingResponse,
   type Transport,
   type TransportRequest,
-  type TransportResponse,
   utf8,
 } from "./transport";
 import type { FetchLike } from "./types";
 
 function noop(): void {}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
 
 /** Async iterator over a body reader; `return()` (an early `break`) cancels the body. */
 class ReaderIterator implements AsyncIterator<Uint8Array> {
@@ -32,7 +47,7 @@ class ReaderIterator implements AsyncIterator<Uint8Array> {
   }
 }
 
-class FetchResponse implements TransportResponse {
+class FetchResponse implements StreamingResponse {
   readonly status: number;
   readonly #response: Response;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -55,13 +70,11 @@ class FetchResponse implements TransportResponse {
     return out;
   }
 
-  async text(limit: number): Promise<string> {
-    // Content-Length is not trusted here: fetch decompresses, so it may count compressed bytes.
-    const declared = Number(this.header("content-length"));
-    if (declared > limit) {
-      this.cancel();
-      throw new ResponseTooLargeError(limit, declared);
-    }
+  /**
+   * Reads the body; past `limit` bytes it fails, or with `truncate` keeps the first `limit`.
+   * Content-Length is not trusted: fetch decompresses, so it may count compressed bytes.
+   */
+  async text(limit: number, truncate = false): Promise<string> {
     const reader = this.#getReader();
     if (!reader) return "";
     const parts: Uint8Array[] = [];
@@ -69,28 +82,22 @@ class FetchResponse implements TransportResponse {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
+      if (size + value.byteLength > limit) {
         this.cancel();
-        throw new ResponseTooLargeError(limit, undefined);
+        if (!truncate) throw new ResponseTooLargeError(limit, undefined);
+        parts.push(value.subarray(0, limit - size));
+        size = limit;
+        break;
       }
+      size += value.byteLength;
       parts.push(value);
     }
-    if (parts.length === 1) return utf8.decode(parts[0]);
-    const all = new Uint8Array(size);
-    let offset = 0;
-    for (const part of parts) {
-      all.set(part, offset);
-      offset += part.byteLength;
-    }
-    return utf8.decode(all);
+    return size === 0 ? "" : utf8.decode(concat(parts, size));
   }
 
   chunks(): AsyncIterator<Uint8Array> {
     const reader = this.#getReader();
-    if (!reader) {
-      return { next: async () => ({ done: true, value: undefined }) };
-    }
+    if (!reader) return { next: async () => ({ done: true, value: undefined }) };
     return new ReaderIterator(reader);
   }
 
@@ -112,6 +119,31 @@ class FetchResponse implements TransportResponse {
   }
 }
 
+/** A fetch response read to the end. */
+class FetchBuffered implements BufferedResponse {
+  readonly status: number;
+  readonly #head: FetchResponse;
+  readonly #text: string;
+
+  constructor(head: FetchResponse, text: string) {
+    this.status = head.status;
+    this.#head = head;
+    this.#text = text;
+  }
+
+  header(name: string): string | undefined {
+    return this.#head.header(name);
+  }
+
+  headerRecord(): Record<string, string> {
+    return this.#head.headerRecord();
+  }
+
+  text(): string {
+    return this.#text;
+  }
+}
+
 export class FetchTransport implements Transport {
   readonly name = "fetch";
   readonly #fetch: FetchLike;
@@ -120,14 +152,28 @@ export class FetchTransport implements Transport {
     this.#fetch = fetchImpl;
   }
 
-  async send(request: TransportRequest): Promise<TransportResponse> {
+  async buffered(
+    request: TransportRequest,
+    control: AttemptControl,
+    limit: number,
+  ): Promise<BufferedResponse> {
+    const response = (await this.open(request, control)) as FetchResponse;
+    const ok = isSuccess(response.status);
+    const text = await response.text(ok ? limit : ERROR_BODY_LIMIT, !ok);
+    return new FetchBuffered(response, text);
+  }
+
+  async open(request: TransportRequest, control: AttemptControl): Promise<StreamingResponse> {
+    const controller = new AbortController();
+    control.bind(controller);
     const response = await this.#fetch(request.origin + request.path, {
       method: request.method,
       headers: request.headers as Record<string, string>,
       body: request.body ?? null,
-      signal: request.signal,
+      signal: controller.signal,
       redirect: "manual",
     });
+    control.responseStarted = true;
     return new FetchResponse(response);
   }
 

@@ -49,7 +49,11 @@ export interface StreamingResponse extends ResponseHead {
 export interface Transport {
   readonly name: "undici" | "fetch";
   /** Sends and reads the whole body; a 2xx body past `limit` bytes is a `ResponseTooLargeError`. */
-  buffered(request: TransportRequest, control: AttemptControl, limit: number): Promise<BufferedResponse>;
+  buffered(
+    request: TransportRequest,
+    control: AttemptControl,
+    limit: number,
+  ): Promise<BufferedResponse>;
   /** Sends and resolves once the headers are in. */
   open(request: TransportRequest, control: AttemptControl): Promise<StreamingResponse>;
   close(): Promise<void>;

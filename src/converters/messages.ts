@@ -371,7 +371,11 @@ export function convertChoiceToAIMessage(choice: Choice, completion: ChatComplet
   });
 }
 
-/** A whole completion to one generation per choice, in choice order (`n > 1` gives n). */
+/**
+ * A whole completion to one generation per choice, in choice order (`n > 1` gives n). The finish
+ * reason is in the message's response metadata only: a `generationInfo` would be spread into
+ * that metadata by core on every call (object spreads measured at 2 µs or more here).
+ */
 export function convertCompletionToChatGenerations(completion: ChatCompletion): ChatGeneration[] {
   const choices =
     completion.choices.length > 1
@@ -383,7 +387,6 @@ export function convertCompletionToChatGenerations(completion: ChatCompletion): 
       // Not `message.text`: that getter rebuilds the content blocks on every read.
       text: choice.message.content ?? "",
       message,
-      generationInfo: { finish_reason: choice.finish_reason },
     };
   });
 }
@@ -405,19 +408,22 @@ export function convertDeltaToAIMessageChunk(
   const content = delta?.content ?? "";
   const rawCalls = delta?.tool_calls;
   const finishReason = choice.finish_reason;
-  const responseMetadata: Record<string, unknown> =
-    finishReason != null
-      ? {
-          model_provider: MODEL_PROVIDER,
-          model_name: chunk.model,
-          finish_reason: finishReason,
-          id: chunk.id,
-          created: chunk.created,
-        }
-      : { model_provider: MODEL_PROVIDER };
   if (!rawCalls || rawCalls.length === 0) {
-    // The common case (a text token): the smallest constructor input, for the streaming hot path.
-    return new AIMessageChunk({ id: chunk.id, content, response_metadata: responseMetadata });
+    // The streaming hot path (a text token). Core's chunk constructor is about 25x slower given
+    // a fields object than given a string (measured: ~5 µs vs ~0.2 µs), so the chunk is built
+    // from its text and the id and metadata are set the way core's own `_updateId` does: on the
+    // message and on its `lc_kwargs` (the response metadata object is shared by both).
+    const message = new AIMessageChunk(content);
+    message._updateId(chunk.id);
+    const metadata = message.response_metadata;
+    metadata.model_provider = MODEL_PROVIDER;
+    if (finishReason != null) {
+      metadata.model_name = chunk.model;
+      metadata.finish_reason = finishReason;
+      metadata.id = chunk.id;
+      metadata.created = chunk.created;
+    }
+    return message;
   }
   const toolCallChunks: ToolCallChunk[] = rawCalls.map((call) => ({
     type: "tool_call_chunk",
@@ -430,7 +436,16 @@ export function convertDeltaToAIMessageChunk(
     id: chunk.id,
     content,
     tool_call_chunks: toolCallChunks,
-    response_metadata: responseMetadata,
+    response_metadata:
+      finishReason != null
+        ? {
+            model_provider: MODEL_PROVIDER,
+            model_name: chunk.model,
+            finish_reason: finishReason,
+            id: chunk.id,
+            created: chunk.created,
+          }
+        : { model_provider: MODEL_PROVIDER },
   });
 }
 

@@ -31,6 +31,18 @@ import type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams } from ".
 export type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams, TokenUsage } from "./types";
 
 const SERIALIZABLE_KEYS = [...STUDIO_SERIALIZABLE_KEYS, "echo"];
+const CALL_OPTION_KEYS = [
+  "maxRetries",
+  "temperature",
+  "maxTokens",
+  "topP",
+  "n",
+  "presencePenalty",
+  "frequencyPenalty",
+  "penalty",
+  "logitBias",
+  "echo",
+];
 
 /** The generations of one prompt and the usage the service reported for it. */
 interface PromptResult {
@@ -63,6 +75,11 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
 
   override get lc_serializable_keys(): string[] {
     return SERIALIZABLE_KEYS;
+  }
+
+  /** Call options that legacy chains must pass to the model instead of reading as inputs. */
+  override get callKeys(): string[] {
+    return [...super.callKeys, ...CALL_OPTION_KEYS];
   }
 
   model: string;

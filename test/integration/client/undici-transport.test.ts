@@ -312,3 +312,50 @@ describe("fetch transport against a real server", () => {
     }
   });
 });
+
+describe("undici transport: bodies", () => {
+  it("refuses a 2xx body over maxResponseBytes, declared or chunked", async () => {
+    const big = JSON.stringify({ ...THREAD, pad: "x".repeat(10_000) });
+    server.handle((req, res) => {
+      if (req.url.endsWith("/declared")) {
+        res.writeHead(200, { "content-type": "application/json", "content-length": big.length });
+        res.end(big);
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        for (let i = 0; i < big.length; i += 1000) res.write(big.slice(i, i + 1000));
+        res.end();
+      }
+    });
+    const c = newClient({ maxResponseBytes: 4096 });
+    for (const id of ["declared", "chunked"]) {
+      const error = (await c.getThread(id).catch((e: unknown) => e)) as Error;
+      expect(error.name).toBe("StudioResponseError");
+      expect(error.message).toContain("maxResponseBytes (4096 bytes");
+    }
+  });
+
+  it("keeps only the start of a huge error body and still reports the status", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end(`upstream exploded ${"!".repeat(200_000)}`);
+    });
+    const c = newClient({ maxRetries: 0 });
+    const error = (await c.getThread("t").catch((e: unknown) => e)) as StudioAPIError;
+    expect(error.status).toBe(500);
+    expect(error.message).toContain("upstream exploded");
+    expect(error.message.length).toBeLessThan(600);
+  });
+
+  it("an error status on a stream request carries the server's message", async () => {
+    server.handle((_req, res) => sendJson(res, 429, { error: { message: "too many" } }));
+    const c = newClient({ maxRetries: 0 });
+    let error: unknown;
+    try {
+      for await (const _ of c.streamChatCompletion(body));
+    } catch (e) {
+      error = e;
+    }
+    expect((error as StudioAPIError).status).toBe(429);
+    expect((error as Error).message).toContain("too many");
+  });
+});

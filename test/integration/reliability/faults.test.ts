@@ -97,66 +97,64 @@ describe("retryable faults before the work", () => {
     });
   }
 
-  it(
-    "500 ChatStudio invokes with 429, 500, 503 and resets all succeed, each retried exactly as often as it failed",
-    { timeout: 120_000 },
-    async () => {
-      const lanes = await Promise.all(
-        Array.from({ length: LANES }, (_, lane) => open(BASE_SEED + lane, FAULTS)),
-      );
-      const laneCalls = (lane: number) =>
-        Array.from({ length: CALLS }, (_, i) => i).filter((i) => i % LANES === lane);
+  it("500 ChatStudio invokes with 429, 500, 503 and resets all succeed, each retried exactly as often as it failed", {
+    timeout: 120_000,
+  }, async () => {
+    const lanes = await Promise.all(
+      Array.from({ length: LANES }, (_, lane) => open(BASE_SEED + lane, FAULTS)),
+    );
+    const laneCalls = (lane: number) =>
+      Array.from({ length: CALLS }, (_, i) => i).filter((i) => i % LANES === lane);
 
-      // Precondition on the chosen seeds (see expectedAttempts).
-      const expected = lanes.map((_, lane) =>
-        expectedAttempts(BASE_SEED + lane, laneCalls(lane).length),
-      );
-      expect(expected.flat().every(Number.isFinite)).toBe(true);
+    // Precondition on the chosen seeds (see expectedAttempts).
+    const expected = lanes.map((_, lane) =>
+      expectedAttempts(BASE_SEED + lane, laneCalls(lane).length),
+    );
+    expect(expected.flat().every(Number.isFinite)).toBe(true);
 
-      const answers = new Map<number, unknown>();
-      const failures: { call: number; error: unknown }[] = [];
-      await Promise.all(
-        lanes.map(async ({ client }, lane) => {
-          const model = new ChatStudio({ model: MODEL, client, maxRetries: MAX_RETRIES });
-          for (const i of laneCalls(lane)) {
-            try {
-              answers.set(i, (await model.invoke(`retry probe ${i}`)).content);
-            } catch (error) {
-              failures.push({ call: i, error });
-            }
+    const answers = new Map<number, unknown>();
+    const failures: { call: number; error: unknown }[] = [];
+    await Promise.all(
+      lanes.map(async ({ client }, lane) => {
+        const model = new ChatStudio({ model: MODEL, client, maxRetries: MAX_RETRIES });
+        for (const i of laneCalls(lane)) {
+          try {
+            answers.set(i, (await model.invoke(`retry probe ${i}`)).content);
+          } catch (error) {
+            failures.push({ call: i, error });
           }
-        }),
-      );
-
-      expect(failures).toEqual([]);
-      expect(answers.size).toBe(CALLS);
-      for (let i = 0; i < CALLS; i++) expect(answers.get(i)).toBe(`You said: retry probe ${i}`);
-
-      // Per call, the attempts that reached the server: one per failed attempt plus the last.
-      const kinds = new Map<string, number>();
-      lanes.forEach(({ emulator }, lane) => {
-        const injector = new FaultInjector(BASE_SEED + lane);
-        injector.set(FAULTS);
-        const attempts = new Map<string, (string | number | undefined)[]>();
-        for (const request of emulator.requests) {
-          const before = injector.draw(request.path)?.before;
-          const text = lastUserText(request.body);
-          attempts.set(text, [...(attempts.get(text) ?? []), before]);
-          if (before !== undefined) kinds.set(String(before), (kinds.get(String(before)) ?? 0) + 1);
         }
-        laneCalls(lane).forEach((i, k) => {
-          const seen = attempts.get(`retry probe ${i}`) ?? [];
-          expect(seen.length, `attempts of call ${i}`).toBe(expected[lane]![k]);
-          expect(seen.at(-1), `last attempt of call ${i} is the clean one`).toBeUndefined();
-          expect(seen.slice(0, -1).every((before) => before !== undefined)).toBe(true);
-        });
-      });
-      // Every fault kind really happened, many times.
-      for (const kind of ["429", "500", "503", "reset"]) {
-        expect(kinds.get(kind) ?? 0, `faults of kind ${kind}`).toBeGreaterThan(20);
+      }),
+    );
+
+    expect(failures).toEqual([]);
+    expect(answers.size).toBe(CALLS);
+    for (let i = 0; i < CALLS; i++) expect(answers.get(i)).toBe(`You said: retry probe ${i}`);
+
+    // Per call, the attempts that reached the server: one per failed attempt plus the last.
+    const kinds = new Map<string, number>();
+    lanes.forEach(({ emulator }, lane) => {
+      const injector = new FaultInjector(BASE_SEED + lane);
+      injector.set(FAULTS);
+      const attempts = new Map<string, (string | number | undefined)[]>();
+      for (const request of emulator.requests) {
+        const before = injector.draw(request.path)?.before;
+        const text = lastUserText(request.body);
+        attempts.set(text, [...(attempts.get(text) ?? []), before]);
+        if (before !== undefined) kinds.set(String(before), (kinds.get(String(before)) ?? 0) + 1);
       }
-    },
-  );
+      laneCalls(lane).forEach((i, k) => {
+        const seen = attempts.get(`retry probe ${i}`) ?? [];
+        expect(seen.length, `attempts of call ${i}`).toBe(expected[lane]![k]);
+        expect(seen.at(-1), `last attempt of call ${i} is the clean one`).toBeUndefined();
+        expect(seen.slice(0, -1).every((before) => before !== undefined)).toBe(true);
+      });
+    });
+    // Every fault kind really happened, many times.
+    for (const kind of ["429", "500", "503", "reset"]) {
+      expect(kinds.get(kind) ?? 0, `faults of kind ${kind}`).toBeGreaterThan(20);
+    }
+  });
 });
 
 describe("streams cut mid-way", () => {
@@ -164,47 +162,45 @@ describe("streams cut mid-way", () => {
   const SEED = 4242;
   const FAULTS: FaultSpec = { streamCut: 0.3 };
 
-  it(
-    "each of 200 streams either completes with the full answer or raises StudioStreamError",
-    { timeout: 60_000 },
-    async () => {
-      const { emulator, client } = await open(SEED, FAULTS);
-      const streamed = new ChatStudio({ model: MODEL, client });
-      const streamingInvoke = new ChatStudio({ model: MODEL, client, streaming: true });
-      // Long enough that a cut after at most four events always leaves the answer short.
-      const prompt = (i: number) => `stream probe ${i} with quite a few words to spell out`;
+  it("each of 200 streams either completes with the full answer or raises StudioStreamError", {
+    timeout: 60_000,
+  }, async () => {
+    const { emulator, client } = await open(SEED, FAULTS);
+    const streamed = new ChatStudio({ model: MODEL, client });
+    const streamingInvoke = new ChatStudio({ model: MODEL, client, streaming: true });
+    // Long enough that a cut after at most four events always leaves the answer short.
+    const prompt = (i: number) => `stream probe ${i} with quite a few words to spell out`;
 
-      const results = await pool(STREAMS, 16, async (i) => {
-        if (i % 2 === 0) {
-          let text = "";
-          for await (const chunk of await streamed.stream(prompt(i))) text += chunk.content;
-          return text;
-        }
-        return (await streamingInvoke.invoke(prompt(i))).content;
-      });
-
-      // Cuts happen after the first byte, so nothing is retried: one request, one draw, per stream.
-      expect(emulator.requests.length).toBe(STREAMS);
-      const injector = new FaultInjector(SEED);
-      injector.set(FAULTS);
-      let cuts = 0;
-      for (let i = 0; i < STREAMS; i++) {
-        if (injector.draw("/inference/chat/completions")?.cutAfter !== undefined) cuts++;
+    const results = await pool(STREAMS, 16, async (i) => {
+      if (i % 2 === 0) {
+        let text = "";
+        for await (const chunk of await streamed.stream(prompt(i))) text += chunk.content;
+        return text;
       }
-      expect(cuts).toBeGreaterThan(30);
+      return (await streamingInvoke.invoke(prompt(i))).content;
+    });
 
-      let errors = 0;
-      results.forEach((result, i) => {
-        if (result.status === "fulfilled") {
-          expect(result.value, `stream ${i}`).toBe(`You said: ${prompt(i)}`);
-        } else {
-          errors++;
-          expect(result.reason, `stream ${i}`).toBeInstanceOf(StudioStreamError);
-        }
-      });
-      expect(errors).toBe(cuts);
-    },
-  );
+    // Cuts happen after the first byte, so nothing is retried: one request, one draw, per stream.
+    expect(emulator.requests.length).toBe(STREAMS);
+    const injector = new FaultInjector(SEED);
+    injector.set(FAULTS);
+    let cuts = 0;
+    for (let i = 0; i < STREAMS; i++) {
+      if (injector.draw("/inference/chat/completions")?.cutAfter !== undefined) cuts++;
+    }
+    expect(cuts).toBeGreaterThan(30);
+
+    let errors = 0;
+    results.forEach((result, i) => {
+      if (result.status === "fulfilled") {
+        expect(result.value, `stream ${i}`).toBe(`You said: ${prompt(i)}`);
+      } else {
+        errors++;
+        expect(result.reason, `stream ${i}`).toBeInstanceOf(StudioStreamError);
+      }
+    });
+    expect(errors).toBe(cuts);
+  });
 });
 
 describe("history writes under after-commit faults", () => {
@@ -257,83 +253,81 @@ describe("history writes under after-commit faults", () => {
     return typeof item?.text === "string" ? item.text : (item?.text?.value ?? "");
   }
 
-  it(
-    "a ledger of 300 writes: every returned write stored exactly once and in order, every raised one at most once, and getMessages shows exactly what is stored",
-    { timeout: 120_000 },
-    async () => {
-      const { emulator, client } = await open(777, FAULTS);
-      const histories = Array.from(
-        { length: HISTORIES },
-        () => new StudioChatMessageHistory({ client, confirmDelayMs: 5 }),
-      );
-      const ledger: Write[] = [];
-      // All writes are issued at once: each history must apply its own in call order.
-      await Promise.all(
-        histories.flatMap((history, h) =>
-          Array.from({ length: WRITES_PER_HISTORY }, (_, k) => {
-            const { texts, messages } = writeFor(h, k);
-            const write: Write = { history: h, texts };
-            ledger.push(write);
-            return history.addMessages(messages).then(
-              () => {
-                write.outcome = "returned";
-              },
-              (error: unknown) => {
-                write.outcome = "raised";
-                write.error = error;
-              },
-            );
-          }),
-        ),
-      );
-      expect(ledger.every((w) => w.outcome !== undefined)).toBe(true);
-      const returned = ledger.filter((w) => w.outcome === "returned");
-      expect(returned.length).toBeGreaterThan(200);
+  it("a ledger of 300 writes: every returned write stored exactly once and in order, every raised one at most once, and getMessages shows exactly what is stored", {
+    timeout: 120_000,
+  }, async () => {
+    const { emulator, client } = await open(777, FAULTS);
+    const histories = Array.from(
+      { length: HISTORIES },
+      () => new StudioChatMessageHistory({ client, confirmDelayMs: 5 }),
+    );
+    const ledger: Write[] = [];
+    // All writes are issued at once: each history must apply its own in call order.
+    await Promise.all(
+      histories.flatMap((history, h) =>
+        Array.from({ length: WRITES_PER_HISTORY }, (_, k) => {
+          const { texts, messages } = writeFor(h, k);
+          const write: Write = { history: h, texts };
+          ledger.push(write);
+          return history.addMessages(messages).then(
+            () => {
+              write.outcome = "returned";
+            },
+            (error: unknown) => {
+              write.outcome = "raised";
+              write.error = error;
+            },
+          );
+        }),
+      ),
+    );
+    expect(ledger.every((w) => w.outcome !== undefined)).toBe(true);
+    const returned = ledger.filter((w) => w.outcome === "returned");
+    expect(returned.length).toBeGreaterThan(200);
 
-      // getMessages still under faults: reads are retried by the client.
-      const viaHistory = await Promise.all(histories.map((history) => history.getMessages()));
+    // getMessages still under faults: reads are retried by the client.
+    const viaHistory = await Promise.all(histories.map((history) => history.getMessages()));
 
-      // The log is in draw order, so each request's fault is known: the scenario really committed
-      // writes whose callers were told they failed.
-      const injector = new FaultInjector(777);
-      injector.set(FAULTS);
-      let afterCommitWrites = 0;
-      for (const request of emulator.requests) {
-        const draw = injector.draw(request.path);
-        if (request.method === "POST" && draw?.before === undefined && draw?.after !== undefined)
-          afterCommitWrites++;
+    // The log is in draw order, so each request's fault is known: the scenario really committed
+    // writes whose callers were told they failed.
+    const injector = new FaultInjector(777);
+    injector.set(FAULTS);
+    let afterCommitWrites = 0;
+    for (const request of emulator.requests) {
+      const draw = injector.draw(request.path);
+      if (request.method === "POST" && draw?.before === undefined && draw?.after !== undefined)
+        afterCommitWrites++;
+    }
+    expect(afterCommitWrites).toBeGreaterThan(20);
+
+    emulator.setFaults(undefined);
+    for (let h = 0; h < HISTORIES; h++) {
+      const threadId = histories[h]!.threadId;
+      const mine = ledger.filter((w) => w.history === h);
+      if (threadId === undefined) {
+        // Only possible when even the thread creation could not be confirmed.
+        expect(mine.every((w) => w.outcome === "raised")).toBe(true);
+        continue;
       }
-      expect(afterCommitWrites).toBeGreaterThan(30);
+      const stored: string[] = [];
+      for await (const message of client.iterateMessages(threadId, { order: "asc", limit: 100 }))
+        stored.push(storedText(message));
 
-      emulator.setFaults(undefined);
-      for (let h = 0; h < HISTORIES; h++) {
-        const threadId = histories[h]!.threadId;
-        const mine = ledger.filter((w) => w.history === h);
-        if (threadId === undefined) {
-          // Only possible when even the thread creation could not be confirmed.
-          expect(mine.every((w) => w.outcome === "raised")).toBe(true);
-          continue;
+      const count = (text: string) => stored.filter((s) => s === text).length;
+      for (const write of mine) {
+        for (const text of write.texts) {
+          if (write.outcome === "returned") expect(count(text), text).toBe(1);
+          else expect(count(text), text).toBeLessThanOrEqual(1);
         }
-        const stored: string[] = [];
-        for await (const message of client.iterateMessages(threadId, { order: "asc", limit: 100 }))
-          stored.push(storedText(message));
-
-        const count = (text: string) => stored.filter((s) => s === text).length;
-        for (const write of mine) {
-          for (const text of write.texts) {
-            if (write.outcome === "returned") expect(count(text), text).toBe(1);
-            else expect(count(text), text).toBeLessThanOrEqual(1);
-          }
-        }
-        // Nothing stored that was not written, and call order kept.
-        const order = mine.flatMap((w) => w.texts);
-        const positions = stored.map((text) => order.indexOf(text));
-        expect(positions.every((p) => p >= 0)).toBe(true);
-        expect(positions).toEqual([...positions].sort((a, b) => a - b));
-
-        expect(viaHistory[h]!.map(textOf)).toEqual(stored);
-        expect((await histories[h]!.getMessages()).map(textOf)).toEqual(stored);
       }
-    },
-  );
+      // Nothing stored that was not written, and call order kept.
+      const order = mine.flatMap((w) => w.texts);
+      const positions = stored.map((text) => order.indexOf(text));
+      expect(positions.every((p) => p >= 0)).toBe(true);
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+
+      expect(viaHistory[h]!.map(textOf)).toEqual(stored);
+      expect((await histories[h]!.getMessages()).map(textOf)).toEqual(stored);
+    }
+  });
 });

@@ -20,9 +20,9 @@ import {
 } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
 import {
-  type Handler,
   chatChunks,
   chatCompletion,
+  type Handler,
   type Loopback,
   sendJson,
   sseBytes,
@@ -98,25 +98,33 @@ const GATEWAY_PAGE = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title>
 <hr><center>nginx/1.25.3</center><script>var x = "<b>";</script></body></html>`;
 
 describe("non-JSON bodies", () => {
-  it("an HTML gateway page with status 200: StudioResponseError with a short readable excerpt", BOUND, async () => {
-    serve(raw(200, GATEWAY_PAGE, { "content-type": "text/html" }));
-    const error = await failure(chat().invoke("hi"));
-    expect(error).toBeInstanceOf(StudioResponseError);
-    expect(error.message).toContain("502 Bad Gateway");
-    expect(error.message).not.toContain("<html");
-    expect(error.message.length).toBeLessThan(600);
-  });
+  it(
+    "an HTML gateway page with status 200: StudioResponseError with a short readable excerpt",
+    BOUND,
+    async () => {
+      serve(raw(200, GATEWAY_PAGE, { "content-type": "text/html" }));
+      const error = await failure(chat().invoke("hi"));
+      expect(error).toBeInstanceOf(StudioResponseError);
+      expect(error.message).toContain("502 Bad Gateway");
+      expect(error.message).not.toContain("<html");
+      expect(error.message.length).toBeLessThan(600);
+    },
+  );
 
-  it("an HTML gateway page with status 502: StudioServerError carrying status and excerpt, retried as a 5xx", BOUND, async () => {
-    serve(raw(502, GATEWAY_PAGE, { "content-type": "text/html" }));
-    const before = server.seen.length;
-    const error = await failure(chat({ maxRetries: 1 }).invoke("hi"));
-    expect(error).toBeInstanceOf(StudioServerError);
-    expect((error as StudioAPIError).status).toBe(502);
-    expect(error.message).toContain("nginx/1.25.3");
-    expect(error.message).not.toContain("<style");
-    expect(server.seen.length - before).toBe(2);
-  });
+  it(
+    "an HTML gateway page with status 502: StudioServerError carrying status and excerpt, retried as a 5xx",
+    BOUND,
+    async () => {
+      serve(raw(502, GATEWAY_PAGE, { "content-type": "text/html" }));
+      const before = server.seen.length;
+      const error = await failure(chat({ maxRetries: 1 }).invoke("hi"));
+      expect(error).toBeInstanceOf(StudioServerError);
+      expect((error as StudioAPIError).status).toBe(502);
+      expect(error.message).toContain("nginx/1.25.3");
+      expect(error.message).not.toContain("<style");
+      expect(server.seen.length - before).toBe(2);
+    },
+  );
 
   it("plain text on a studio call (history) is a StudioResponseError too", BOUND, async () => {
     serve(raw(200, "OK", { "content-type": "text/plain" }));
@@ -147,7 +155,11 @@ describe("JSON of the wrong shape, nulls, empty bodies", () => {
       JSON.stringify({
         ...chatCompletion("x"),
         choices: [
-          { index: 0, message: { role: "assistant", content: "", tool_calls: {} }, finish_reason: "stop" },
+          {
+            index: 0,
+            message: { role: "assistant", content: "", tool_calls: {} },
+            finish_reason: "stop",
+          },
         ],
       }),
     ],
@@ -164,23 +176,33 @@ describe("JSON of the wrong shape, nulls, empty bodies", () => {
     });
   }
 
-  it("content null (a tool-call-only answer) is a correct empty answer, not an error", BOUND, async () => {
-    serve((_req, res) =>
-      sendJson(res, 200, {
-        ...chatCompletion(""),
-        choices: [{ index: 0, message: { role: "assistant", content: null }, finish_reason: "stop" }],
-      }),
-    );
-    const message = await chat().invoke("hi");
-    expect(message.content).toBe("");
-  });
+  it(
+    "content null (a tool-call-only answer) is a correct empty answer, not an error",
+    BOUND,
+    async () => {
+      serve((_req, res) =>
+        sendJson(res, 200, {
+          ...chatCompletion(""),
+          choices: [
+            { index: 0, message: { role: "assistant", content: null }, finish_reason: "stop" },
+          ],
+        }),
+      );
+      const message = await chat().invoke("hi");
+      expect(message.content).toBe("");
+    },
+  );
 
-  it("an empty body with status 500: StudioServerError saying there was no message", BOUND, async () => {
-    serve(raw(500, ""));
-    const error = await failure(chat().invoke("hi"));
-    expect(error).toBeInstanceOf(StudioServerError);
-    expect(error.message).toContain("500");
-  });
+  it(
+    "an empty body with status 500: StudioServerError saying there was no message",
+    BOUND,
+    async () => {
+      serve(raw(500, ""));
+      const error = await failure(chat().invoke("hi"));
+      expect(error).toBeInstanceOf(StudioServerError);
+      expect(error.message).toContain("500");
+    },
+  );
 
   it("an error body of an unexpected shape still yields the status", BOUND, async () => {
     serve(raw(400, JSON.stringify({ error: null, message: 42, detail: { nested: true } })));
@@ -189,52 +211,75 @@ describe("JSON of the wrong shape, nulls, empty bodies", () => {
     expect((error as StudioAPIError).status).toBe(400);
   });
 
-  it("thread and message lists with nulls: typed errors, and metadata null is fine", BOUND, async () => {
-    const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
-    serve((_req, res) => sendJson(res, 200, { object: "list", data: null, hasMore: false }));
-    expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
+  it(
+    "thread and message lists with nulls: typed errors, and metadata null is fine",
+    BOUND,
+    async () => {
+      const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
+      serve((_req, res) => sendJson(res, 200, { object: "list", data: null, hasMore: false }));
+      expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
 
-    serve((_req, res) =>
-      sendJson(res, 200, {
-        object: "list",
-        data: [{ id: "m1", role: "user", content: null }],
-        hasMore: false,
-      }),
-    );
-    expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
+      serve((_req, res) =>
+        sendJson(res, 200, {
+          object: "list",
+          data: [{ id: "m1", role: "user", content: null }],
+          hasMore: false,
+        }),
+      );
+      expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
 
-    serve((_req, res) =>
-      sendJson(res, 200, {
-        object: "list",
-        data: [
-          {
-            id: "m1",
-            role: "user",
-            content: [{ type: "text", text: "hello" }],
-            metadata: null,
-            attachments: null,
-          },
-        ],
-        hasMore: false,
-      }),
-    );
-    const messages = await history.getMessages();
-    expect(messages.map((m) => m.content)).toEqual(["hello"]);
-  });
+      serve((_req, res) =>
+        sendJson(res, 200, {
+          object: "list",
+          data: [
+            {
+              id: "m1",
+              role: "user",
+              content: [{ type: "text", text: "hello" }],
+              metadata: null,
+              attachments: null,
+            },
+          ],
+          hasMore: false,
+        }),
+      );
+      const messages = await history.getMessages();
+      expect(messages.map((m) => m.content)).toEqual(["hello"]);
+    },
+  );
 
-  it("hasMore forever with the same cursor stops with a typed error instead of looping", BOUND, async () => {
-    serve((_req, res) =>
-      sendJson(res, 200, {
-        object: "list",
-        data: [{ id: "m1", role: "user", content: [{ type: "text", text: "again" }] }],
-        firstId: "m1",
-        lastId: "m1",
-        hasMore: true,
-      }),
-    );
-    const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
-    expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
-  });
+  it(
+    "a created thread without an id: the history write raises a typed error, once",
+    BOUND,
+    async () => {
+      serve((_req, res) => sendJson(res, 200, { id: null, object: "thread" }));
+      const before = server.seen.length;
+      const history = new StudioChatMessageHistory({ client: makeClient() });
+      expect(await failure(history.addMessage(new HumanMessage("hi")))).toBeInstanceOf(
+        StudioResponseError,
+      );
+      expect(server.seen.length - before).toBe(1);
+      expect(history.threadId).toBeUndefined();
+    },
+  );
+
+  it(
+    "hasMore forever with the same cursor stops with a typed error instead of looping",
+    BOUND,
+    async () => {
+      serve((_req, res) =>
+        sendJson(res, 200, {
+          object: "list",
+          data: [{ id: "m1", role: "user", content: [{ type: "text", text: "again" }] }],
+          firstId: "m1",
+          lastId: "m1",
+          hasMore: true,
+        }),
+      );
+      const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
+      expect(await failure(history.getMessages())).toBeInstanceOf(StudioResponseError);
+    },
+  );
 
   it("a body cut short of its Content-Length: a connection error, not a hang", BOUND, async () => {
     serve((_req, res) => {
@@ -259,25 +304,33 @@ describe("huge bodies", () => {
       ...extra,
     });
 
-    it(`${transport}: a body over maxResponseBytes (declared length) is a clear StudioResponseError`, BOUND, async () => {
-      serve(raw(200, big, { "content-type": "application/json" }));
-      const error = await failure(chat(options()).invoke("hi"));
-      expect(error).toBeInstanceOf(StudioResponseError);
-      expect(error.message).toContain("maxResponseBytes");
-    });
+    it(
+      `${transport}: a body over maxResponseBytes (declared length) is a clear StudioResponseError`,
+      BOUND,
+      async () => {
+        serve(raw(200, big, { "content-type": "application/json" }));
+        const error = await failure(chat(options()).invoke("hi"));
+        expect(error).toBeInstanceOf(StudioResponseError);
+        expect(error.message).toContain("maxResponseBytes");
+      },
+    );
 
-    it(`${transport}: a chunked body over maxResponseBytes is cut off with the same error`, BOUND, async () => {
-      serve(async (_req, res) => {
-        res.writeHead(200, { "content-type": "application/json" });
-        const bytes = Buffer.from(big);
-        const pieces = [];
-        for (let i = 0; i < bytes.length; i += 8192) pieces.push(bytes.subarray(i, i + 8192));
-        await writePieces(res, pieces).catch(() => undefined);
-      });
-      const error = await failure(chat(options()).invoke("hi"));
-      expect(error).toBeInstanceOf(StudioResponseError);
-      expect(error.message).toContain("maxResponseBytes");
-    });
+    it(
+      `${transport}: a chunked body over maxResponseBytes is cut off with the same error`,
+      BOUND,
+      async () => {
+        serve(async (_req, res) => {
+          res.writeHead(200, { "content-type": "application/json" });
+          const bytes = Buffer.from(big);
+          const pieces = [];
+          for (let i = 0; i < bytes.length; i += 8192) pieces.push(bytes.subarray(i, i + 8192));
+          await writePieces(res, pieces).catch(() => undefined);
+        });
+        const error = await failure(chat(options()).invoke("hi"));
+        expect(error).toBeInstanceOf(StudioResponseError);
+        expect(error.message).toContain("maxResponseBytes");
+      },
+    );
   }
 
   it("a huge error body still gives the status, read only up to a bound", BOUND, async () => {
@@ -288,26 +341,30 @@ describe("huge bodies", () => {
     expect(error.message.length).toBeLessThan(100_000);
   });
 
-  it("a stream event that never ends is cut off at maxResponseBytes, not buffered without bound", BOUND, async () => {
-    const TOTAL = 16 * 1024 * 1024;
-    let written = 0;
-    serve(async (_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.write('data: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"');
-      const piece = Buffer.alloc(64 * 1024, "a");
-      while (written < TOTAL && !res.destroyed) {
-        const ok = res.write(piece);
-        written += piece.length;
-        if (!ok) await new Promise<void>((resolve) => onDrainOrClose(res, resolve));
-      }
-      res.end();
-    });
-    const error = await failure(streamText(chat({ maxResponseBytes: 1024 * 1024 })));
-    expect(error).toBeInstanceOf(StudioError);
-    expect(error.message).toContain("maxResponseBytes");
-    // The client hung up instead of reading everything the server had.
-    expect(written).toBeLessThan(TOTAL);
-  });
+  it(
+    "a stream event that never ends is cut off at maxResponseBytes, not buffered without bound",
+    BOUND,
+    async () => {
+      const TOTAL = 16 * 1024 * 1024;
+      let written = 0;
+      serve(async (_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write('data: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"');
+        const piece = Buffer.alloc(64 * 1024, "a");
+        while (written < TOTAL && !res.destroyed) {
+          const ok = res.write(piece);
+          written += piece.length;
+          if (!ok) await new Promise<void>((resolve) => onDrainOrClose(res, resolve));
+        }
+        res.end();
+      });
+      const error = await failure(streamText(chat({ maxResponseBytes: 1024 * 1024 })));
+      expect(error).toBeInstanceOf(StudioError);
+      expect(error.message).toContain("maxResponseBytes");
+      // The client hung up instead of reading everything the server had.
+      expect(written).toBeLessThan(TOTAL);
+    },
+  );
 });
 
 function onDrainOrClose(res: ServerResponse, done: () => void): void {
@@ -333,23 +390,27 @@ describe("odd stream events", () => {
   const events = (payloads: unknown[]) =>
     payloads.map((p) => `data: ${typeof p === "string" ? p : JSON.stringify(p)}\n\n`).join("");
 
-  it("comments, retry and id fields, CRLF line ends and unknown chunk fields are ignored", BOUND, async () => {
-    const withExtras = good.map((chunk) => ({
-      ...chunk,
-      system_fingerprint: "fp_1",
-      service_tier: "default",
-      choices: chunk.choices.map((c) => ({
-        ...c,
-        logprobs: null,
-        delta: { ...c.delta, refusal: null, reasoning_content: null, audio: { id: "a" } },
-      })),
-    }));
-    const text = `: keep-alive\r\nretry: 1000\r\n\r\n${withExtras
-      .map((c, i) => `id: ${i}\r\ndata:${JSON.stringify(c)}\r\n\r\n: ping\r\n\r\n`)
-      .join("")}data: [DONE]\r\n\r\n`;
-    serve(sse(text));
-    expect(await streamText(chat())).toBe("Hello");
-  });
+  it(
+    "comments, retry and id fields, CRLF line ends and unknown chunk fields are ignored",
+    BOUND,
+    async () => {
+      const withExtras = good.map((chunk) => ({
+        ...chunk,
+        system_fingerprint: "fp_1",
+        service_tier: "default",
+        choices: chunk.choices.map((c) => ({
+          ...c,
+          logprobs: null,
+          delta: { ...c.delta, refusal: null, reasoning_content: null, audio: { id: "a" } },
+        })),
+      }));
+      const text = `: keep-alive\r\nretry: 1000\r\n\r\n${withExtras
+        .map((c, i) => `id: ${i}\r\ndata:${JSON.stringify(c)}\r\n\r\n: ping\r\n\r\n`)
+        .join("")}data: [DONE]\r\n\r\n`;
+      serve(sse(text));
+      expect(await streamText(chat())).toBe("Hello");
+    },
+  );
 
   it("keep-alive chunks with no choices are skipped", BOUND, async () => {
     const empty = { ...base, choices: [] };
@@ -365,60 +426,84 @@ describe("odd stream events", () => {
     ["a number", "data: 42\n\n"],
   ];
   for (const [name, event] of unknownKinds) {
-    it(`${name}: ignored or a StudioStreamError, never a crash or a wrong answer`, BOUND, async () => {
-      serve(sse(events([good[0], good[1]]) + event + events([good[2], good[3], "[DONE]"])));
-      try {
-        expect(await streamText(chat())).toBe("Hello");
-      } catch (error) {
-        expect(error).toBeInstanceOf(StudioStreamError);
-      }
-    });
+    it(
+      `${name}: ignored or a StudioStreamError, never a crash or a wrong answer`,
+      BOUND,
+      async () => {
+        serve(sse(events([good[0], good[1]]) + event + events([good[2], good[3], "[DONE]"])));
+        try {
+          expect(await streamText(chat())).toBe("Hello");
+        } catch (error) {
+          expect(error).toBeInstanceOf(StudioStreamError);
+        }
+      },
+    );
   }
 
-  it("an error payload mid-stream is a StudioStreamError carrying the server's message", BOUND, async () => {
-    serve(sse(events([good[0], good[1], { error: { message: "model overloaded", type: "server_error" } }])));
-    const error = await failure(streamText(chat()));
-    expect(error).toBeInstanceOf(StudioStreamError);
-    expect(error.message).toContain("model overloaded");
-  });
+  it(
+    "an error payload mid-stream is a StudioStreamError carrying the server's message",
+    BOUND,
+    async () => {
+      serve(
+        sse(
+          events([
+            good[0],
+            good[1],
+            { error: { message: "model overloaded", type: "server_error" } },
+          ]),
+        ),
+      );
+      const error = await failure(streamText(chat()));
+      expect(error).toBeInstanceOf(StudioStreamError);
+      expect(error.message).toContain("model overloaded");
+    },
+  );
 
-  it("a stream that ends without [DONE] and without finish_reason is an error, never a short answer", BOUND, async () => {
-    serve(sse(events([good[0], good[1]])));
-    const error = await failure(streamText(chat()));
-    expect(error).toBeInstanceOf(StudioStreamError);
-    const viaInvoke = await failure(chat({}, true).invoke("hi"));
-    expect(viaInvoke).toBeInstanceOf(StudioStreamError);
-  });
+  it(
+    "a stream that ends without [DONE] and without finish_reason is an error, never a short answer",
+    BOUND,
+    async () => {
+      serve(sse(events([good[0], good[1]])));
+      const error = await failure(streamText(chat()));
+      expect(error).toBeInstanceOf(StudioStreamError);
+      const viaInvoke = await failure(chat({}, true).invoke("hi"));
+      expect(viaInvoke).toBeInstanceOf(StudioStreamError);
+    },
+  );
 
   it("a streamed body answered to a non-streamed call is a typed error", BOUND, async () => {
     serve(sse(events([...good, "[DONE]"])));
     expect(await failure(chat().invoke("hi"))).toBeInstanceOf(StudioResponseError);
   });
 
-  it("a StudioLLM stream with an unknown event kind: ignored or StudioStreamError", BOUND, async () => {
-    const textChunk = (text: string, finish: string | null) => ({
-      id: "cmpl-1",
-      object: "text_completion",
-      created: 1,
-      model: MODEL,
-      choices: [{ index: 0, text, finish_reason: finish }],
-    });
-    serve(
-      sse(
-        events([textChunk("Hel", null)]) +
-          `event: ping\ndata: {"type":"ping"}\n\n` +
-          events([textChunk("lo", "stop"), "[DONE]"]),
-      ),
-    );
-    const llm = new StudioLLM({ model: MODEL, client: makeClient() });
-    try {
-      let text = "";
-      for await (const piece of await llm.stream("hi")) text += piece;
-      expect(text).toBe("Hello");
-    } catch (error) {
-      expect(error).toBeInstanceOf(StudioStreamError);
-    }
-  });
+  it(
+    "a StudioLLM stream with an unknown event kind: ignored or StudioStreamError",
+    BOUND,
+    async () => {
+      const textChunk = (text: string, finish: string | null) => ({
+        id: "cmpl-1",
+        object: "text_completion",
+        created: 1,
+        model: MODEL,
+        choices: [{ index: 0, text, finish_reason: finish }],
+      });
+      serve(
+        sse(
+          events([textChunk("Hel", null)]) +
+            `event: ping\ndata: {"type":"ping"}\n\n` +
+            events([textChunk("lo", "stop"), "[DONE]"]),
+        ),
+      );
+      const llm = new StudioLLM({ model: MODEL, client: makeClient() });
+      try {
+        let text = "";
+        for await (const piece of await llm.stream("hi")) text += piece;
+        expect(text).toBe("Hello");
+      } catch (error) {
+        expect(error).toBeInstanceOf(StudioStreamError);
+      }
+    },
+  );
 });
 
 describe("tool calls from the server", () => {
@@ -430,7 +515,9 @@ describe("tool calls from the server", () => {
         message: {
           role: "assistant",
           content: null,
-          tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: args } }],
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "lookup", arguments: args } },
+          ],
         },
         finish_reason: "tool_calls",
       },
@@ -449,7 +536,12 @@ describe("tool calls from the server", () => {
             delta: {
               tool_calls: [
                 i === 0
-                  ? { index: 0, id: "call_1", type: "function", function: { name: "lookup", arguments: args } }
+                  ? {
+                      index: 0,
+                      id: "call_1",
+                      type: "function",
+                      function: { name: "lookup", arguments: args },
+                    }
                   : { index: 0, function: { arguments: args } },
               ],
             },
@@ -464,61 +556,81 @@ describe("tool calls from the server", () => {
 
   async function streamedMessage(model: ChatStudio): Promise<AIMessageChunk> {
     let merged: AIMessageChunk | undefined;
-    for await (const chunk of await model.stream("hi")) merged = merged ? merged.concat(chunk) : chunk;
+    for await (const chunk of await model.stream("hi"))
+      merged = merged ? merged.concat(chunk) : chunk;
     if (!merged) throw new Error("no chunks");
     return merged;
   }
 
   const BAD_ARGS = ['{"city": "Paris",,}', "{not json", '"just a string"', "[1, 2]", "null"];
   for (const args of BAD_ARGS) {
-    it(`arguments ${JSON.stringify(args)}: kept as an invalid tool call, not thrown`, BOUND, async () => {
-      serve((_req, res) => sendJson(res, 200, toolAnswer(args)));
-      const message = await chat().invoke("hi");
-      const ok = message.tool_calls ?? [];
-      const invalid = message.invalid_tool_calls ?? [];
-      // A non-object is never handed to a tool as its arguments.
-      for (const call of ok) expect(typeof call.args === "object" && !Array.isArray(call.args)).toBe(true);
-      expect(ok.length + invalid.length).toBe(1);
-      if (args.startsWith("{")) {
-        expect(invalid).toHaveLength(1);
-        expect(invalid[0]).toMatchObject({ id: "call_1", name: "lookup", args });
-      }
-    });
+    it(
+      `arguments ${JSON.stringify(args)}: kept as an invalid tool call, not thrown`,
+      BOUND,
+      async () => {
+        serve((_req, res) => sendJson(res, 200, toolAnswer(args)));
+        const message = await chat().invoke("hi");
+        const ok = message.tool_calls ?? [];
+        const invalid = message.invalid_tool_calls ?? [];
+        // A non-object is never handed to a tool as its arguments.
+        for (const call of ok) {
+          expect(
+            typeof call.args === "object" && call.args !== null && !Array.isArray(call.args),
+            `tool_calls[].args ${JSON.stringify(call.args)} is not an object`,
+          ).toBe(true);
+        }
+        expect(ok.length + invalid.length).toBe(1);
+        if (args.startsWith("{")) {
+          expect(invalid).toHaveLength(1);
+          expect(invalid[0]).toMatchObject({ id: "call_1", name: "lookup", args });
+        }
+      },
+    );
   }
 
-  it("streamed: fragments that do not join into JSON end up in invalid_tool_calls", BOUND, async () => {
-    serve((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(sseBytes(streamedToolCall(['{"city": ', '"Paris",,', "}"]), false));
-    });
-    const merged = await streamedMessage(chat());
-    expect(merged.tool_calls ?? []).toHaveLength(0);
-    expect(merged.invalid_tool_calls).toHaveLength(1);
-    expect(merged.invalid_tool_calls?.[0]).toMatchObject({ id: "call_1", name: "lookup" });
+  it(
+    "streamed: fragments that do not join into JSON end up in invalid_tool_calls",
+    BOUND,
+    async () => {
+      serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.end(sseBytes(streamedToolCall(['{"city": ', '"Paris",,', "}"]), false));
+      });
+      const merged = await streamedMessage(chat());
+      expect(merged.tool_calls ?? []).toHaveLength(0);
+      expect(merged.invalid_tool_calls).toHaveLength(1);
+      expect(merged.invalid_tool_calls?.[0]).toMatchObject({ id: "call_1", name: "lookup" });
 
-    const invoked = await chat({}, true).invoke("hi");
-    expect(invoked.tool_calls ?? []).toHaveLength(0);
-    expect(invoked.invalid_tool_calls).toHaveLength(1);
-  });
+      const invoked = await chat({}, true).invoke("hi");
+      expect(invoked.tool_calls ?? []).toHaveLength(0);
+      expect(invoked.invalid_tool_calls).toHaveLength(1);
+    },
+  );
 
   const HOSTILE_ARGS =
     '{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}, "prototype": {"polluted": "yes"}, "city": "Paris"}';
 
-  it("__proto__ / constructor / prototype keys in tool arguments pollute nothing", BOUND, async () => {
-    serve((_req, res) => sendJson(res, 200, toolAnswer(HOSTILE_ARGS)));
-    const message = await chat().invoke("hi");
-    const args = message.tool_calls?.[0]?.args as Record<string, unknown>;
-    expect(args.city).toBe("Paris");
-    expect(args.polluted).toBeUndefined();
-    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+  it(
+    "__proto__ / constructor / prototype keys in tool arguments pollute nothing",
+    BOUND,
+    async () => {
+      serve((_req, res) => sendJson(res, 200, toolAnswer(HOSTILE_ARGS)));
+      const message = await chat().invoke("hi");
+      const args = message.tool_calls?.[0]?.args as Record<string, unknown>;
+      expect(args.city).toBe("Paris");
+      expect(args.polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 
   it("the same keys in streamed argument fragments pollute nothing", BOUND, async () => {
     const half = Math.floor(HOSTILE_ARGS.length / 2);
     serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(sseBytes(streamedToolCall([HOSTILE_ARGS.slice(0, half), HOSTILE_ARGS.slice(half)]), false));
+      res.end(
+        sseBytes(streamedToolCall([HOSTILE_ARGS.slice(0, half), HOSTILE_ARGS.slice(half)]), false),
+      );
     });
     const merged = await streamedMessage(chat());
     const args = merged.tool_calls?.[0]?.args as Record<string, unknown>;
@@ -529,32 +641,36 @@ describe("tool calls from the server", () => {
 });
 
 describe("prototype keys in thread metadata", () => {
-  it("a server's message metadata with __proto__ / constructor keys decodes without pollution", BOUND, async () => {
-    const record = JSON.stringify({
-      data: {
-        additional_kwargs: JSON.parse('{"__proto__": {"polluted": "yes"}, "ok": 1}'),
-        response_metadata: JSON.parse('{"constructor": {"prototype": {"polluted": "yes"}}}'),
-      },
-    });
-    const body = `{"object":"list","hasMore":false,"data":[
+  it(
+    "a server's message metadata with __proto__ / constructor keys decodes without pollution",
+    BOUND,
+    async () => {
+      const record = JSON.stringify({
+        data: {
+          additional_kwargs: JSON.parse('{"__proto__": {"polluted": "yes"}, "ok": 1}'),
+          response_metadata: JSON.parse('{"constructor": {"prototype": {"polluted": "yes"}}}'),
+        },
+      });
+      const body = `{"object":"list","hasMore":false,"data":[
       {"id":"m1","role":"user","content":[{"type":"text","text":"foreign"}],
        "metadata":{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}},
       {"id":"m2","role":"assistant","content":[{"type":"text","text":"ours"}],
        "metadata":{"lc_type":"ai","lc_id":"c1","lc_data_0":${JSON.stringify(record)},"__proto__":"x"}}]}`;
-    serve(raw(200, body, { "content-type": "application/json" }));
-    const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
-    try {
-      const messages = await history.getMessages();
-      expect(messages.map((m) => m.content)).toEqual(["foreign", "ours"]);
-      const kwargs = messages[1]!.additional_kwargs as Record<string, unknown>;
-      expect(kwargs.polluted).toBeUndefined();
-      expect(kwargs.ok).toBe(1);
-    } catch (error) {
-      // Refusing such metadata is acceptable; crashing or polluting is not.
-      expect(error).toBeInstanceOf(StudioError);
-    }
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+      serve(raw(200, body, { "content-type": "application/json" }));
+      const history = new StudioChatMessageHistory({ client: makeClient(), threadId: "t1" });
+      try {
+        const messages = await history.getMessages();
+        expect(messages.map((m) => m.content)).toEqual(["foreign", "ours"]);
+        const kwargs = messages[1]!.additional_kwargs as Record<string, unknown>;
+        expect(kwargs.polluted).toBeUndefined();
+        expect(kwargs.ok).toBe(1);
+      } catch (error) {
+        // Refusing such metadata is acceptable; crashing or polluting is not.
+        expect(error).toBeInstanceOf(StudioError);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 
   it("messages carrying such keys round-trip through a real thread unchanged", BOUND, async () => {
     const emulator = await startEmulator({ port: 0 });
@@ -597,7 +713,10 @@ describe("UTF-8 split across reads", () => {
     const bytes = Buffer.from(JSON.stringify(chatCompletion(TEXT)));
     serve(async (_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      await writePieces(res, [...bytes].map((b) => Uint8Array.of(b)));
+      await writePieces(
+        res,
+        [...bytes].map((b) => Uint8Array.of(b)),
+      );
     });
     expect((await chat().invoke("hi")).content).toBe(TEXT);
     expect((await chat({ fetch: globalThis.fetch }).invoke("hi")).content).toBe(TEXT);
@@ -608,7 +727,10 @@ describe("UTF-8 split across reads", () => {
     const bytes = sseBytes(chatChunks(pieces));
     serve(async (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      await writePieces(res, [...bytes].map((b) => Uint8Array.of(b)));
+      await writePieces(
+        res,
+        [...bytes].map((b) => Uint8Array.of(b)),
+      );
     });
     expect(await streamText(chat())).toBe(TEXT);
     expect(await streamText(chat({ fetch: globalThis.fetch }))).toBe(TEXT);

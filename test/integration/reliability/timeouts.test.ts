@@ -98,7 +98,7 @@ async function eventually<T>(check: () => T, ok: (value: T) => boolean, ms = 600
 }
 
 function connected(a: Agent): number {
-  return Object.values(a.stats).reduce((sum, s) => sum + s.connected, 0);
+  return Object.values(a.stats).reduce((sum, s) => sum + Number(s.connected), 0);
 }
 
 function busy(a: Agent): number {
@@ -118,9 +118,24 @@ describe("request timeout", () => {
     expect((error as StudioTimeoutError).timeoutMs).toBe(400);
     expect(ms).toBeGreaterThanOrEqual(390);
     expect(ms).toBeLessThan(400 + MARGIN_MS);
-    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
-    expect(await eventually(() => server.openSockets(), (n) => n <= before)).toBe(before);
+    expect(
+      await eventually(
+        () => busy(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
+    expect(
+      await eventually(
+        () => server.openSockets(),
+        (n) => n <= before,
+      ),
+    ).toBe(before);
   });
 
   it("StudioLLM: the constructor timeout fires within its bound as StudioTimeoutError", async () => {
@@ -132,7 +147,12 @@ describe("request timeout", () => {
     const { error, ms } = await timed(llm.invoke("hello"));
     expect(error).toBeInstanceOf(StudioTimeoutError);
     expect(ms).toBeLessThan(300 + MARGIN_MS);
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it("a per-call timeout fires within its bound too (core turns it into an abort signal)", async () => {
@@ -151,7 +171,12 @@ describe("request timeout", () => {
       expect(["StudioTimeoutError", "TimeoutError"]).toContain((error as Error).name);
       expect(ms).toBeLessThan(300 + MARGIN_MS);
     }
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it("retried timeouts stay bounded: (1 + maxRetries) attempts and their backoff, nothing more", async () => {
@@ -164,7 +189,12 @@ describe("request timeout", () => {
     expect(server.seen.length - before).toBe(2);
     // Two timeouts and one backoff of at most 0.5 s.
     expect(ms).toBeLessThan(2 * 200 + 500 + MARGIN_MS);
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 });
 
@@ -184,8 +214,18 @@ describe("emulator latency", () => {
     expect(error).toBeInstanceOf(StudioTimeoutError);
     // A read is retried after a timeout: 3 attempts of 300 ms and backoff of at most 0.5 + 1 s.
     expect(ms).toBeLessThan(3 * 300 + 1500 + MARGIN_MS);
-    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => busy(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it("a slow chat completion times out within its bound", async () => {
@@ -226,8 +266,18 @@ describe("stream idle timeout", () => {
     expect(seen.join("")).toBe("Hel");
     expect(silentFor).toBeGreaterThanOrEqual(390);
     expect(silentFor).toBeLessThan(400 + MARGIN_MS);
-    expect(await eventually(() => busy(agent), (n) => n === 0)).toBe(0);
-    expect(await eventually(() => connected(agent), (n) => n === 0)).toBe(0);
+    expect(
+      await eventually(
+        () => busy(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
+    expect(
+      await eventually(
+        () => connected(agent),
+        (n) => n === 0,
+      ),
+    ).toBe(0);
   });
 
   it("a slow reader is not the server's silence: a consumer slower than the idle bound still gets the whole answer", async () => {

@@ -131,6 +131,7 @@ describe("configuration", () => {
       client.textCompletion({ model: "o/m" } as never),
       client.listThreads({ order: "up" as never }),
       client.listDatasetThreadsMessages({ datasetId: "" }),
+      client.createThread({ metadata: { n: 1n } } as never),
     ]) {
       expect(await failure(work)).toBeInstanceOf(StudioValidationError);
     }
@@ -153,6 +154,20 @@ describe("close", () => {
     expect(await failure(client.streamChatCompletion(chat))).toBeInstanceOf(StudioError);
     expect(await failure(client.iterateThreads())).toBeInstanceOf(StudioError);
     expect(JSON.parse(JSON.stringify(client)).closed).toBe(true);
+  });
+
+  it("a close() during a retry's backoff ends the call instead of reconnecting", async () => {
+    const calls = intercept(STUDIO, "GET", "/v1/threads/t", () => [
+      503,
+      {},
+      { "retry-after": "1" },
+    ]);
+    const client = makeClient();
+    const pending = failure(client.getThread("t"));
+    setTimeout(() => void client.close(), 50);
+    const error = await pending;
+    expect(error.message).toContain("closed");
+    expect(calls).toHaveLength(1);
   });
 
   it("an undici client that never made a call closes cleanly", async () => {

@@ -184,6 +184,17 @@ describe("streaming calls", () => {
     expect((error as Error).message).toMatch(/before \[DONE\]/);
   });
 
+  it("a JSON answer to a stream request is an error that says so", async () => {
+    intercept(PROXY, "POST", "/chat/completions", () => [
+      200,
+      { id: "x", choices: [] },
+      { "content-type": "application/json" },
+    ]);
+    const error = await failure(makeClient().streamChatCompletion(body));
+    expect(error).toBeInstanceOf(StudioStreamError);
+    expect(error.message).toContain("not text/event-stream");
+  });
+
   it("an empty 200 stream is an error", async () => {
     intercept(PROXY, "POST", "/chat/completions", () => [200, ""]);
     const error = await failure(makeClient().streamChatCompletion(body));
