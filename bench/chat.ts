@@ -46,7 +46,10 @@ async function startChildEmulator(): Promise<Server> {
   );
   const line = await new Promise<string>((resolve, reject) => {
     let text = "";
-    const timer = setTimeout(() => reject(new Error("the emulator did not start within 30 s")), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error("the emulator did not start within 30 s")),
+      30_000,
+    );
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (chunk: string) => {
       text += chunk;
@@ -236,7 +239,14 @@ export const chatBench: BenchEntry = {
         { what: "chat: floor BaseChatModel.invoke", value: us("floor"), unit: "µs/call" },
         { what: "chat: ChatOpenAI.invoke", value: us("openai"), unit: "µs/call" },
         ratioRow("chat: ChatStudio.invoke", us("studio"), "µs/call", "floor", us("floor"), 1.15),
-        ratioRow("chat: ChatStudio.invoke", us("studio"), "µs/call", "ChatOpenAI", us("openai"), 0.6),
+        ratioRow(
+          "chat: ChatStudio.invoke",
+          us("studio"),
+          "µs/call",
+          "ChatOpenAI",
+          us("openai"),
+          0.6,
+        ),
         {
           what: `chat: floor stream (${chunkCounts.floor} chunks)`,
           value: perChunk("floor"),
@@ -272,7 +282,10 @@ export const chatBench: BenchEntry = {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const rows = await chatBench.run();
   for (const row of rows) {
-    const ratio = row.ratio === undefined ? "" : `  ${row.ratio.toFixed(3)}x vs ${row.reference} (${row.target})`;
+    const ratio =
+      row.ratio === undefined
+        ? ""
+        : `  ${row.ratio.toFixed(3)}x vs ${row.reference} (${row.target})`;
     const verdict = row.pass === undefined ? "" : row.pass ? "  pass" : "  FAIL";
     console.log(`${row.what}: ${row.value.toFixed(2)} ${row.unit}${ratio}${verdict}`);
   }

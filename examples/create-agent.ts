@@ -47,11 +47,14 @@ try {
   });
 
   const result = await agent.invoke({
-    messages: [{ role: "user", content: 'What is the weather in Paris? Use get_weather {"city": "Paris"}' }],
+    messages: [
+      { role: "user", content: 'What is the weather in Paris? Use get_weather {"city": "Paris"}' },
+    ],
   });
 
   for (const message of result.messages) {
-    const calls = "tool_calls" in message && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    const calls =
+      "tool_calls" in message && Array.isArray(message.tool_calls) ? message.tool_calls : [];
     const detail = calls.length > 0 ? ` -> calls ${calls.map((c) => c.name).join(", ")}` : "";
     console.log(`${message.type}: ${message.text}${detail}`);
   }

@@ -9,6 +9,14 @@ export {
   type StudioChatMessageHistoryOptions,
   StudioWriteNotConfirmedError,
 } from "./chat_history";
+export {
+  isRetryableStatus,
+  parseRetryAfter,
+  type RetryClass,
+  retryDelay,
+  StudioClient,
+  shouldRetry,
+} from "./client";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/types";
 export {
   assistantToolName,

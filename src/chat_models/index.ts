@@ -95,11 +95,11 @@ export class ChatStudio
   override lc_serializable = true;
 
   override get lc_secrets(): Record<string, string> {
-    return STUDIO_SECRETS;
+    return { ...STUDIO_SECRETS };
   }
 
   override get lc_aliases(): Record<string, string> {
-    return STUDIO_ALIASES;
+    return { ...STUDIO_ALIASES };
   }
 
   override get lc_serializable_keys(): string[] {
@@ -125,7 +125,10 @@ export class ChatStudio
   }
 
   model: string;
-  /** Held only so serialization can write a secret reference in its place; never sent elsewhere. */
+  /**
+   * The API key given (the client reads `STUDIO_API_KEY` when it is not). Secret-mapped:
+   * serialization writes a reference to `STUDIO_API_KEY` in its place.
+   */
   apiKey?: string;
   orgId?: string;
   proxyUrl?: string;
@@ -220,15 +223,19 @@ export class ChatStudio
     return { model_name: this.model, ...buildCompletionParams(this) };
   }
 
+  /** Sums the token usage of a batch; no usage reported means none is made up. */
   override _combineLLMOutput(...outputs: LLMResult["llmOutput"][]): LLMResult["llmOutput"] {
     const total: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    let reported = false;
     for (const output of outputs) {
       const usage = output?.tokenUsage as Partial<TokenUsage> | undefined;
-      total.promptTokens += usage?.promptTokens ?? 0;
-      total.completionTokens += usage?.completionTokens ?? 0;
-      total.totalTokens += usage?.totalTokens ?? 0;
+      if (!usage) continue;
+      reported = true;
+      total.promptTokens += usage.promptTokens ?? 0;
+      total.completionTokens += usage.completionTokens ?? 0;
+      total.totalTokens += usage.totalTokens ?? 0;
     }
-    return { tokenUsage: total };
+    return reported ? { tokenUsage: total } : {};
   }
 
   override bindTools(
@@ -299,10 +306,10 @@ export class ChatStudio
       const choices = chunk.choices;
       for (let c = 0; c < choices.length; c++) {
         const choice = choices[c] as ChatCompletionChunk["choices"][number];
-        const message = convertDeltaToAIMessageChunk(choice, chunk);
-        if (streamUsage && chunk.usage && c === choices.length - 1) {
-          message.usage_metadata = convertUsage(chunk.usage);
-        }
+        // Usage sent along with a choice (rather than in a chunk of its own) rides on the last one.
+        const usage =
+          streamUsage && chunk.usage && c === choices.length - 1 ? convertUsage(chunk.usage) : undefined;
+        const message = convertDeltaToAIMessageChunk(choice, chunk, usage);
         const text = typeof message.content === "string" ? message.content : "";
         // No spread here: object spreads are slow on this hot path (once per token).
         const generation = tagChoice

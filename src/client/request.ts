@@ -334,6 +334,12 @@ export class Requester {
           tracker.observe(chunk.choices);
           yield chunk;
         }
+        if (decoder.pending > this.config.maxResponseBytes) {
+          throw new StudioStreamError(
+            path,
+            `one event grew past maxResponseBytes (${this.config.maxResponseBytes} bytes) without ending; the stream was abandoned. Raise the maxResponseBytes option if such events are expected.`,
+          );
+        }
         open.idle.arm();
         result = await open.iterator.next();
         open.idle.disarm();

@@ -26,6 +26,7 @@ export class SSELineParser {
   /** The previous text ended with CR: a LF at the start of the next one belongs to it. */
   #pendingCR = false;
   #data: string[] = [];
+  #dataSize = 0;
   #event: string | undefined;
   #id: string | undefined;
   /** Comment lines seen; servers send them as keep-alives. */
@@ -67,6 +68,14 @@ export class SSELineParser {
     return out;
   }
 
+  /**
+   * Characters held for an event that has not ended yet. A server that never ends an event would
+   * otherwise grow this without bound; the caller compares it with its size cap.
+   */
+  get pending(): number {
+    return this.#buffer.length + this.#dataSize;
+  }
+
   /** The body ended: the last line (if unterminated) and the pending event are delivered. */
   end(out: SSEEvent[] = []): SSEEvent[] {
     if (this.#buffer !== "") {
@@ -95,6 +104,7 @@ export class SSELineParser {
     switch (field) {
       case "data":
         this.#data.push(value);
+        this.#dataSize += value.length;
         break;
       case "event":
         this.#event = value;
@@ -112,6 +122,7 @@ export class SSELineParser {
       out.push({ event: this.#event, data, id: this.#id });
     }
     this.#data = [];
+    this.#dataSize = 0;
     this.#event = undefined;
   }
 }
@@ -124,6 +135,11 @@ export class SSEDecoder {
   /** Events completed by this chunk (possibly none). */
   decode(chunk: Uint8Array): SSEEvent[] {
     return this.#lines.push(this.#text.decode(chunk, { stream: true }));
+  }
+
+  /** Characters held for the event in progress (see `SSELineParser.pending`). */
+  get pending(): number {
+    return this.#lines.pending;
   }
 
   /** Events still pending at the end of the body. */

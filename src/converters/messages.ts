@@ -14,6 +14,7 @@ import {
   type ToolCall,
   type ToolCallChunk,
   ToolMessage,
+  type UsageMetadata,
 } from "@langchain/core/messages";
 import {
   convertLangChainToolCallToOpenAI,
@@ -403,12 +404,13 @@ export function convertCompletionToChatGenerations(completion: ChatCompletion): 
 export function convertDeltaToAIMessageChunk(
   choice: ChunkChoice,
   chunk: ChatCompletionChunk,
+  usage?: UsageMetadata,
 ): AIMessageChunk {
   const delta = choice.delta;
   const content = delta?.content ?? "";
   const rawCalls = delta?.tool_calls;
   const finishReason = choice.finish_reason;
-  if (!rawCalls || rawCalls.length === 0) {
+  if ((!rawCalls || rawCalls.length === 0) && usage === undefined) {
     // The streaming hot path (a text token). Core's chunk constructor is about 25x slower given
     // a fields object than given a string (measured: ~5 µs vs ~0.2 µs), so the chunk is built
     // from its text and the id and metadata are set the way core's own `_updateId` does: on the
@@ -425,7 +427,7 @@ export function convertDeltaToAIMessageChunk(
     }
     return message;
   }
-  const toolCallChunks: ToolCallChunk[] = rawCalls.map((call) => ({
+  const toolCallChunks: ToolCallChunk[] = (rawCalls ?? []).map((call) => ({
     type: "tool_call_chunk",
     index: call.index,
     id: call.id,
@@ -436,6 +438,7 @@ export function convertDeltaToAIMessageChunk(
     id: chunk.id,
     content,
     tool_call_chunks: toolCallChunks,
+    usage_metadata: usage,
     response_metadata:
       finishReason != null
         ? {

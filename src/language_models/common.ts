@@ -183,7 +183,8 @@ export function validateCallOptions(options: StudioSamplingCallOptions): void {
   // One pass over the keys actually present (see `ownOptionKeys`).
   for (const key of ownOptionKeys(options)) {
     const kind = CALL_OPTION_KINDS[key];
-    if (kind !== undefined) validateField(kind, key, options[key as keyof StudioSamplingCallOptions]);
+    if (kind !== undefined)
+      validateField(kind, key, options[key as keyof StudioSamplingCallOptions]);
   }
 }
 

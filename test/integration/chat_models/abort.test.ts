@@ -50,7 +50,12 @@ it("abort before the call starts sends nothing", async () => {
 
 it("abort during invoke with streaming: true rejects", async () => {
   const { apiKey, proxyUrl } = emulator.handle;
-  const streaming = new ChatStudio({ model: "studio/echo-small", apiKey, proxyUrl, streaming: true });
+  const streaming = new ChatStudio({
+    model: "studio/echo-small",
+    apiKey,
+    proxyUrl,
+    streaming: true,
+  });
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 100);
   await expect(streaming.invoke(LONG, { signal: controller.signal })).rejects.toThrow(/abort/i);

@@ -10,7 +10,7 @@ import {
   type BaseMessage,
   HumanMessage,
   SystemMessage,
-  ToolMessage,
+  type ToolMessage,
 } from "@langchain/core/messages";
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
@@ -112,7 +112,9 @@ describe("sampling options the emulator acts on", () => {
     const reply = await newModel({ stop: ["three"] }).invoke("one two three four");
     expect(reply.content).toBe("You said: one two ");
     expect(reply.response_metadata.finish_reason).toBe("stop");
-    const streamed = concatAll(await streamAll(await newModel().stream("one two three", { stop: ["two"] })));
+    const streamed = concatAll(
+      await streamAll(await newModel().stream("one two three", { stop: ["two"] })),
+    );
     expect(streamed.content).toBe("You said: one ");
   });
 
@@ -148,7 +150,9 @@ describe("usage metadata", () => {
   });
 
   it("streamUsage: false streams without usage", async () => {
-    const streamed = concatAll(await streamAll(await newModel({ streamUsage: false }).stream("hi")));
+    const streamed = concatAll(
+      await streamAll(await newModel({ streamUsage: false }).stream("hi")),
+    );
     expect(streamed.usage_metadata).toBeUndefined();
   });
 });
@@ -189,8 +193,7 @@ describe("streaming", () => {
     const reply = await newModel({ streaming: true }).invoke("stream me");
     expect(reply.content).toBe("You said: stream me");
     expect(reply.usage_metadata?.total_tokens).toBeGreaterThan(0);
-    const last = emulator.handle.requests.at(-1);
-    expect((last?.body as { stream?: boolean }).stream).toBe(true);
+    expect(emulator.handle.requests.at(-1)?.body).toMatchObject({ stream: true });
   });
 
   it("streamEvents (v2): start, one stream event per chunk, end; texts match", async () => {
@@ -230,19 +233,21 @@ describe("streaming", () => {
   it("a cut stream raises StudioStreamError, never a shorter answer", async () => {
     emulator.handle.setFaults({ streamCut: 1, match: "/chat/completions" });
     const model = newModel({ maxRetries: 0 });
-    await expect(streamAll(await model.stream("a long answer that will be cut"))).rejects.toBeInstanceOf(
-      StudioStreamError,
-    );
-    await expect(newModel({ maxRetries: 0, streaming: true }).invoke("cut me")).rejects.toBeInstanceOf(
-      StudioStreamError,
-    );
+    await expect(
+      streamAll(await model.stream("a long answer that will be cut")),
+    ).rejects.toBeInstanceOf(StudioStreamError);
+    await expect(
+      newModel({ maxRetries: 0, streaming: true }).invoke("cut me"),
+    ).rejects.toBeInstanceOf(StudioStreamError);
   });
 });
 
 describe("tools and structured output", () => {
   it("tool round trip: AI tool calls, tool messages back, final answer", async () => {
     const bound = newModel().bindTools([getWeather]);
-    const messages: BaseMessage[] = [new HumanMessage('What is the weather? Use get_weather {"city": "Oslo"}')];
+    const messages: BaseMessage[] = [
+      new HumanMessage('What is the weather? Use get_weather {"city": "Oslo"}'),
+    ];
     const first = (await bound.invoke(messages)) as AIMessage;
     expect(first.tool_calls).toEqual([
       { id: expect.any(String), name: "get_weather", args: { city: "Oslo" }, type: "tool_call" },
@@ -298,7 +303,9 @@ describe("tools and structured output", () => {
     const schema = z.object({ title: z.string(), year: z.number() });
     const text = 'Extract: {"title": "Up", "year": "long ago"}';
     await expect(newModel().withStructuredOutput(schema).invoke(text)).rejects.toThrow(/year/);
-    const result = (await newModel().withStructuredOutput(schema, { includeRaw: true }).invoke(text)) as {
+    const result = (await newModel()
+      .withStructuredOutput(schema, { includeRaw: true })
+      .invoke(text)) as {
       parsed: unknown;
       parsingError?: unknown;
     };

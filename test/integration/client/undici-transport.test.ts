@@ -359,3 +359,31 @@ describe("undici transport: bodies", () => {
     expect((error as Error).message).toContain("too many");
   });
 });
+
+describe("undici transport: endless stream event", () => {
+  it("an event that never ends is abandoned at maxResponseBytes", async () => {
+    let written = 0;
+    server.handle(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"id":"c","choices":[{"index":0,"delta":{"content":"');
+      const piece = Buffer.alloc(16 * 1024, "a");
+      // Bounded: 4 MiB at most, unless the client hangs up first.
+      while (written < 4 * 1024 * 1024 && !res.destroyed) {
+        const ok = res.write(piece);
+        written += piece.length;
+        if (!ok) await new Promise((r) => setTimeout(r, 1));
+      }
+      res.end();
+    });
+    const c = newClient({ maxResponseBytes: 256 * 1024 });
+    let error: unknown;
+    try {
+      for await (const _ of c.streamChatCompletion(body));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(StudioStreamError);
+    expect((error as Error).message).toContain("maxResponseBytes");
+    expect(written).toBeLessThan(4 * 1024 * 1024);
+  });
+});

@@ -706,6 +706,59 @@ describe("prototype keys in thread metadata", () => {
   });
 });
 
+describe("prototype keys sent to the emulator", () => {
+  it(
+    "raw bodies with __proto__ / constructor keys in metadata, filters and tool schemas pollute nothing and are stored as data",
+    BOUND,
+    async () => {
+      const emulator = await startEmulator({ port: 0 });
+      try {
+        const post = (path: string, body: string) =>
+          fetch(`${emulator.baseUrl}${path}`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-service-key": emulator.apiKey },
+            body,
+          });
+        const hostile =
+          '{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted": "yes"}}}';
+        const bodies: [string, string][] = [
+          ["/v1/threads", `{"metadata": ${hostile}}`],
+          ["/v1/threads", '{"metadata": {"__proto__": "x", "constructor": "y", "prototype": "z"}}'],
+          [
+            "/v1/threads",
+            `{"messages": [{"role": "user", "content": "hi", "metadata": ${hostile}}], "toolResources": ${hostile}}`,
+          ],
+          [
+            "/v1/assistants",
+            `{"assistantName": "a", "metadata": ${hostile}, "userFilters": ${hostile}, "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": ${hostile}}}}]}`,
+          ],
+        ];
+        for (const [path, body] of bodies) {
+          const response = await post(path, body);
+          // Refusing (4xx) or storing is fine; a 5xx would mean the emulator tripped over it.
+          expect(response.status, `${path} ${body}`).toBeLessThan(500);
+          await response.arrayBuffer();
+        }
+        const stored = await post("/v1/threads", '{"metadata": {"__proto__": "x", "k": "v"}}');
+        const thread = (await stored.json()) as { metadata?: Record<string, unknown> };
+        if (stored.status === 200) {
+          expect(Object.getPrototypeOf(thread.metadata)).toBe(Object.prototype);
+          expect(thread.metadata?.k).toBe("v");
+        }
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        // The emulator still answers normally afterwards.
+        const client = new StudioClient({ apiKey: emulator.apiKey, proxyUrl: emulator.proxyUrl });
+        clients.push(client);
+        expect((await new ChatStudio({ model: MODEL, client }).invoke("still fine")).content).toBe(
+          "You said: still fine",
+        );
+      } finally {
+        await emulator.close();
+      }
+    },
+  );
+});
+
 describe("UTF-8 split across reads", () => {
   const TEXT = "héllo wörld 😀 中文 ✓ — naïve";
 

@@ -246,3 +246,13 @@ describe("streaming calls", () => {
     expect(calls).toHaveLength(1);
   });
 });
+
+describe("size of a pending event", () => {
+  it("counts what is held for an event that has not ended", () => {
+    const decoder = new SSEDecoder();
+    decoder.decode(encoder.encode("data: abc\ndata: de"));
+    expect(decoder.pending).toBe("abc".length + "data: de".length);
+    decoder.decode(encoder.encode("f\n\n"));
+    expect(decoder.pending).toBe(0);
+  });
+});

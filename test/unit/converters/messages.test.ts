@@ -317,7 +317,7 @@ describe("completion -> AIMessage", () => {
     };
     const generations = convertCompletionToChatGenerations(many);
     expect(generations.map((g) => g.text)).toEqual(["a", "b"]);
-    expect(generations[0]?.message.response_metadata.finish_reason).toBe("length");
+    expect(generations[0]?.message.response_metadata).toMatchObject({ finish_reason: "length" });
     // No generationInfo: core would spread it into the metadata on every call, for nothing new.
     expect(generations[0]?.generationInfo).toBeUndefined();
   });
@@ -339,6 +339,28 @@ describe("chunk -> AIMessageChunk", () => {
     expect(message.content).toBe("Hel");
     expect(message.id).toBe("chatcmpl-2");
     expect(message.response_metadata).toEqual({ model_provider: "studio" });
+    // Serialized, the chunk keeps its id and metadata (they are set after construction).
+    const kwargs = (message.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
+    expect(kwargs).toMatchObject({
+      content: "Hel",
+      id: "chatcmpl-2",
+      response_metadata: { model_provider: "studio" },
+    });
+  });
+
+  it("usage sent along with a choice rides on that chunk", () => {
+    const chunk: ChatCompletionChunk = {
+      ...base,
+      choices: [{ index: 0, delta: { content: "!" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    };
+    const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 };
+    const message = convertDeltaToAIMessageChunk(chunk.choices[0]!, chunk, usage);
+    expect(message.usage_metadata).toEqual(usage);
+    expect((message.toJSON() as { kwargs: Record<string, unknown> }).kwargs.usage_metadata).toEqual(
+      usage,
+    );
+    expect(message.response_metadata.finish_reason).toBe("stop");
   });
 
   it("the finishing chunk carries model name, finish reason, id and created", () => {
