@@ -1,3 +1,5 @@
+import { pathToFileURL } from "node:url";
+
 /**
  * Shared measuring helpers for `npm run bench`. Every entry reports medians of several rounds
  * after a warm-up, so one slow round (GC, a noisy neighbour) does not decide a pass or a fail.
@@ -110,4 +112,45 @@ export function ratioRow(
 export interface BenchEntry {
   name: string;
   run: () => Promise<BenchRow[]>;
+}
+
+function formatValue(row: BenchRow): string {
+  const v = row.value;
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  return `${v.toFixed(digits)} ${row.unit}`;
+}
+
+/** The one table format of `npm run bench` and of every entry run on its own. */
+export function renderTable(rows: BenchRow[]): string {
+  const header = ["what", "value", "reference", "ratio", "target", "result"];
+  const body = rows.map((r) => [
+    r.what,
+    formatValue(r),
+    r.reference ?? "",
+    r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x`,
+    r.target ?? "",
+    r.pass === undefined ? "info" : r.pass ? "pass" : "FAIL",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [
+    line(header),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...body.map(line),
+  ].join("\n");
+}
+
+/**
+ * Runs `entry` and prints its table when the module is the process's main script
+ * (`npx tsx bench/<name>.ts`); does nothing when it is imported by `bench/index.ts`.
+ */
+export async function runIfMain(moduleUrl: string, entry: BenchEntry): Promise<void> {
+  const main = process.argv[1];
+  if (!main || pathToFileURL(main).href !== moduleUrl) return;
+  try {
+    console.log(renderTable(await entry.run()));
+  } catch (error) {
+    console.error(error);
+    process.exitCode = 1;
+  }
 }

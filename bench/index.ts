@@ -3,7 +3,7 @@
  * Entries are measured one after another (never concurrently) so they do not disturb each other.
  */
 import os from "node:os";
-import type { BenchEntry, BenchRow } from "./harness";
+import { type BenchEntry, type BenchRow, renderTable } from "./harness";
 
 async function loadEntries(): Promise<BenchEntry[]> {
   const modules = await Promise.all([
@@ -16,29 +16,6 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./load").then((m) => m.loadBench),
   ]);
   return modules;
-}
-
-function formatValue(row: BenchRow): string {
-  const v = row.value;
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
-  return `${v.toFixed(digits)} ${row.unit}`;
-}
-
-export function renderTable(rows: BenchRow[]): string {
-  const header = ["what", "value", "reference", "ratio", "target", "result"];
-  const body = rows.map((r) => [
-    r.what,
-    formatValue(r),
-    r.reference ?? "",
-    r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}x`,
-    r.target ?? "",
-    r.pass === undefined ? "info" : r.pass ? "pass" : "FAIL",
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
-  return [line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join(
-    "\n",
-  );
 }
 
 function machine(): string {
@@ -54,7 +31,9 @@ async function main(): Promise<void> {
     process.stderr.write(`running ${entry.name}...\n`);
     const started = Date.now();
     rows.push(...(await entry.run()));
-    process.stderr.write(`  ${entry.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `  ${entry.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
   }
   console.log(`Machine: ${machine()}\n`);
   console.log(renderTable(rows));

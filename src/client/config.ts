@@ -14,6 +14,11 @@ import type { FetchLike, StudioClientOptions } from "./types";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * Sockets per origin in the client's own pool. Bounded so that a burst of concurrent calls
+ * queues on warm keep-alive sockets instead of opening one socket per call.
+ */
+export const DEFAULT_CONNECTIONS = 64;
 /** Node's timers overflow above this and fire after 1 ms instead, so larger values are refused. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -44,6 +49,7 @@ export interface ResolvedConfig {
   readonly maxResponseBytes: number;
   readonly defaultHeaders: Record<string, string>;
   readonly dispatcher: Dispatcher | undefined;
+  readonly connections: number;
   readonly fetch: FetchLike | undefined;
 }
 
@@ -85,6 +91,11 @@ const optionsSchema = z.object({
     .record(z.string(), z.string({ error: "values must be strings" }), {
       error: "must be an object of header name to string",
     })
+    .optional(),
+  connections: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be an integer >= 1" })
+    .min(1, { error: "must be an integer >= 1" })
     .optional(),
   dispatcher: z
     .custom<Dispatcher>((v) => typeof (v as { dispatch?: unknown })?.dispatch === "function", {
@@ -137,6 +148,7 @@ export function resolveConfig(options: StudioClientOptions): ResolvedConfig {
     maxResponseBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     defaultHeaders: o.defaultHeaders ?? {},
     dispatcher: o.dispatcher,
+    connections: o.connections ?? DEFAULT_CONNECTIONS,
     fetch: o.fetch,
   };
 }

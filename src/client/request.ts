@@ -151,7 +151,7 @@ export class Requester {
     this.config = config;
     this.transport = config.fetch
       ? new FetchTransport(config.fetch)
-      : new UndiciTransport(config.dispatcher);
+      : new UndiciTransport(config.dispatcher, config.connections);
     this.#headers = buildHeaderSets(config.apiKey, config.orgId, config.defaultHeaders);
   }
 

@@ -219,9 +219,13 @@ export class UndiciTransport implements Transport {
   #dispatcher: Dispatcher | undefined;
   #closed = false;
 
-  constructor(dispatcher: Dispatcher | undefined) {
+  readonly #connections: number;
+
+  /** `connections`: sockets per origin in the client's own Agent (ignored for a caller's). */
+  constructor(dispatcher: Dispatcher | undefined, connections: number) {
     this.#dispatcher = dispatcher;
     this.#owned = dispatcher === undefined;
+    this.#connections = connections;
   }
 
   buffered(
@@ -286,7 +290,7 @@ export class UndiciTransport implements Transport {
   /** The Agent, created on first use; never re-created once closed. */
   #pool(): Dispatcher {
     if (this.#closed) throw new Error("the transport is closed");
-    this.#dispatcher ??= new Agent();
+    this.#dispatcher ??= new Agent({ connections: this.#connections });
     return this.#dispatcher;
   }
 }

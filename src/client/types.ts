@@ -20,6 +20,8 @@ export interface StudioClientOptions {
   maxRetries?: number;
   /** Headers added to every request (never overriding the auth headers). */
   defaultHeaders?: Record<string, string>;
+  /** Sockets per origin in the client's own keep-alive pool (default 64; ignored with `dispatcher`). */
+  connections?: number;
   /** An undici Dispatcher (Pool, Agent, MockAgent...) for the undici transport. */
   dispatcher?: Dispatcher;
   /** A WHATWG fetch; selects the fetch transport (used by nock-based tests, edge runtimes). */

@@ -83,6 +83,17 @@ describe("undici transport", () => {
     expect(last?.headers["content-type"]).toBeUndefined();
   });
 
+  it("bounds its pool: 20 concurrent calls use at most `connections` sockets", async () => {
+    server.handle((_req, res) => {
+      setTimeout(() => sendJson(res, 200, CHAT), 20);
+    });
+    const c = newClient({ connections: 3 });
+    const replies = await Promise.all(Array.from({ length: 20 }, () => c.chatCompletion(body)));
+    expect(replies).toHaveLength(20);
+    expect(server.requests).toHaveLength(20);
+    expect(server.sockets.size).toBeLessThanOrEqual(3);
+  });
+
   it("streams chunks as they arrive, with characters split across writes", async () => {
     server.handle(async (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });

@@ -95,6 +95,8 @@ describe("configuration", () => {
     [{ defaultHeaders: { a: 1 } }, "defaultHeaders"],
     [{ fetch: "fetch" }, "fetch"],
     [{ dispatcher: {} }, "dispatcher"],
+    [{ connections: 0 }, "connections"],
+    [{ connections: 2.5 }, "connections"],
   ])("rejects %j with a StudioValidationError naming %s", (options, field) => {
     let error: unknown;
     try {
