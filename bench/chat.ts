@@ -8,8 +8,6 @@
  *
  *   npx tsx bench/chat.ts [--in-process]
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
@@ -18,58 +16,18 @@ import { ChatOpenAI } from "@langchain/openai";
 import { Pool } from "undici";
 import { ChatStudio } from "../src/chat_models";
 import { startEmulator } from "../src/emulator";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow } from "./harness";
+import { startChildEmulator } from "./emulator-child";
+import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
 
 const MODEL = "studio/echo-small";
 const QUESTION = "Hello, how are you today?";
 /** "You said: " + 5,000 words and the spaces between them: about 10,000 tokens, one per chunk. */
 const LONG_QUESTION = Array.from({ length: 5_000 }, (_, i) => `w${i % 100}`).join(" ");
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 interface Server {
   proxyUrl: string;
   apiKey: string;
   stop(): Promise<void>;
-}
-
-/** The emulator in a child process, with request recording off (it would grow for hours). */
-async function startChildEmulator(): Promise<Server> {
-  const script =
-    'const { startEmulator } = await import("./src/emulator/index.ts");' +
-    "const e = await startEmulator({ port: 0, recordRequests: false });" +
-    "process.stdout.write(JSON.stringify({ proxyUrl: e.proxyUrl, apiKey: e.apiKey }) + '\\n');" +
-    'process.on("SIGTERM", () => e.close().then(() => process.exit(0)));';
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", "--input-type=module", "-e", script],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const line = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(
-      () => reject(new Error("the emulator did not start within 30 s")),
-      30_000,
-    );
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      text += chunk;
-      if (text.includes("\n")) {
-        clearTimeout(timer);
-        resolve(text.slice(0, text.indexOf("\n")));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
-  });
-  const { proxyUrl, apiKey } = JSON.parse(line) as { proxyUrl: string; apiKey: string };
-  return {
-    proxyUrl,
-    apiKey,
-    stop: async () => {
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 async function startInProcessEmulator(): Promise<Server> {
@@ -279,14 +237,4 @@ export const chatBench: BenchEntry = {
   },
 };
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const rows = await chatBench.run();
-  for (const row of rows) {
-    const ratio =
-      row.ratio === undefined
-        ? ""
-        : `  ${row.ratio.toFixed(3)}x vs ${row.reference} (${row.target})`;
-    const verdict = row.pass === undefined ? "" : row.pass ? "  pass" : "  FAIL";
-    console.log(`${row.what}: ${row.value.toFixed(2)} ${row.unit}${ratio}${verdict}`);
-  }
-}
+await runIfMain(import.meta.url, chatBench);

@@ -10,6 +10,13 @@ export {
   StudioWriteNotConfirmedError,
 } from "./chat_history";
 export {
+  ChatStudio,
+  type ChatStudioCallOptions,
+  type ChatStudioInput,
+  type ChatStudioInvocationParams,
+  type StructuredOutputSchema,
+} from "./chat_models";
+export {
   isRetryableStatus,
   parseRetryAfter,
   type RetryClass,
@@ -24,6 +31,10 @@ export {
   convertToAssistantTool,
 } from "./converters/assistant-tools";
 export {
+  convertCompletionToChatGenerations,
+  convertMessagesToStudioParams,
+} from "./converters/messages";
+export {
   decodeMessage,
   decodeMessages,
   type EncodedMessage,
@@ -31,7 +42,10 @@ export {
   encodeMessages,
   threadMessageClientId,
 } from "./converters/thread-messages";
+export { convertToolChoiceToStudio, convertToolsToStudio } from "./converters/tools";
+export { convertUsage } from "./converters/usage";
 export * from "./errors";
+export type { StudioModelFields, StudioSamplingCallOptions } from "./language_models/common";
 export {
   StudioLLM,
   type StudioLLMCallOptions,

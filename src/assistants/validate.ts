@@ -80,6 +80,14 @@ function convertTools(tools: unknown): Tool[] {
   const seen = new Set<string>();
   return tools.map((tool, index) => {
     const converted = convertToAssistantTool(tool, `tools[${index}]`);
+    try {
+      JSON.stringify(converted);
+    } catch (error) {
+      throw new StudioValidationError(
+        `tools[${index}]`,
+        `cannot be sent as JSON (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
     const name = assistantToolName(converted);
     if (name !== undefined) {
       if (seen.has(name)) {

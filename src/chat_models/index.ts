@@ -49,6 +49,7 @@ import {
   buildRequestOptions,
   clientResolver,
   completionLsParams,
+  defineApiKey,
   resolveModelSettings,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
@@ -127,9 +128,10 @@ export class ChatStudio
   model: string;
   /**
    * The API key given (the client reads `STUDIO_API_KEY` when it is not). Secret-mapped:
-   * serialization writes a reference to `STUDIO_API_KEY` in its place.
+   * serialization writes a reference to `STUDIO_API_KEY` in its place; non-enumerable, so
+   * logging the model never prints it.
    */
-  apiKey?: string;
+  declare readonly apiKey?: string;
   orgId?: string;
   proxyUrl?: string;
   baseUrl?: string;
@@ -160,7 +162,7 @@ export class ChatStudio
     const settings = resolveModelSettings(fields);
     super(baseModelParams(fields));
     this.model = settings.model;
-    this.apiKey = fields.apiKey;
+    defineApiKey(this, fields.apiKey);
     this.orgId = fields.orgId;
     this.proxyUrl = fields.proxyUrl;
     this.baseUrl = fields.baseUrl;
@@ -308,7 +310,9 @@ export class ChatStudio
         const choice = choices[c] as ChatCompletionChunk["choices"][number];
         // Usage sent along with a choice (rather than in a chunk of its own) rides on the last one.
         const usage =
-          streamUsage && chunk.usage && c === choices.length - 1 ? convertUsage(chunk.usage) : undefined;
+          streamUsage && chunk.usage && c === choices.length - 1
+            ? convertUsage(chunk.usage)
+            : undefined;
         const message = convertDeltaToAIMessageChunk(choice, chunk, usage);
         const text = typeof message.content === "string" ? message.content : "";
         // No spread here: object spreads are slow on this hot path (once per token).

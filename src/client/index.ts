@@ -64,7 +64,12 @@ function checkListQuery(query: ListQuery | undefined): void {
   checkOrder(query.order);
 }
 
-function checkCompletion(body: { model?: unknown } | undefined, field: string, value: unknown) {
+/** Returns `body` once it is known to be a completion request with a model uri and `field`. */
+function checkCompletion<B extends { model?: unknown }>(
+  body: B | undefined,
+  field: string,
+  value: unknown,
+): B {
   if (!body || typeof body !== "object") {
     throw new StudioValidationError("body", "must be an object");
   }
@@ -75,6 +80,7 @@ function checkCompletion(body: { model?: unknown } | undefined, field: string, v
     );
   }
   if (value === undefined) throw new StudioValidationError(field, "is required");
+  return body;
 }
 
 /** The request body with `stream` forced to the value the method implies. */
@@ -132,16 +138,17 @@ export class StudioClient {
   }
 
   /** Lazy: the request starts on the first `next()`; breaking out of the loop cancels it. */
-  async *streamChatCompletion(
+  streamChatCompletion(
     body: ChatCompletionRequest,
     options?: RequestOptions,
   ): AsyncIterable<ChatCompletionChunk> {
-    checkCompletion(body, "messages", body?.messages);
-    yield* this.#requester.stream(
+    // The requester's generator is returned as is (no `yield*` wrapper: one generator layer less
+    // per chunk); the check runs inside it, on the first `next()`, so the call stays lazy.
+    return this.#requester.stream(
       CALLS.chatCompletion,
       ChatCompletionChunkSchema,
       PATHS.chatCompletions,
-      withStream(body, true),
+      () => withStream(checkCompletion(body, "messages", body?.messages), true),
       options,
     );
   }
@@ -160,16 +167,15 @@ export class StudioClient {
   }
 
   /** Lazy: the request starts on the first `next()`; breaking out of the loop cancels it. */
-  async *streamTextCompletion(
+  streamTextCompletion(
     body: TextCompletionRequest,
     options?: RequestOptions,
   ): AsyncIterable<TextCompletionChunk> {
-    checkCompletion(body, "prompt", body?.prompt);
-    yield* this.#requester.stream(
+    return this.#requester.stream(
       CALLS.textCompletion,
       TextCompletionChunkSchema,
       PATHS.textCompletions,
-      withStream(body, true),
+      () => withStream(checkCompletion(body, "prompt", body?.prompt), true),
       options,
     );
   }

@@ -144,7 +144,14 @@ function convertAIMessage(message: BaseMessage, where: string): ChatMessageParam
         "every tool call sent back needs its id (the tool message answering it refers to it)",
       );
     }
-    toolCalls.push(convertLangChainToolCallToOpenAI(call) as WireToolCall);
+    try {
+      toolCalls.push(convertLangChainToolCallToOpenAI(call) as WireToolCall);
+    } catch (error) {
+      throw new StudioValidationError(
+        `${where}.tool_calls[${k}].args`,
+        `must be JSON-serialisable (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
   }
   // Calls whose arguments did not parse are still sent back as they came: the tool messages
   // answering them (often an error text) refer to their ids, and an answer to an unknown call
@@ -343,6 +350,14 @@ export function parseStudioToolCalls(raw: readonly WireToolCallLike[] | null | u
     };
     try {
       const parsed = parseToolCall(openAICall, { returnId: true });
+      // Core's parser accepts any JSON; a tool's arguments must be an object, or the tool would
+      // be handed a string, an array or null.
+      const args: unknown = parsed?.args;
+      if (typeof args !== "object" || args === null || Array.isArray(args)) {
+        throw new Error(
+          `Function "${call.function.name}" arguments are valid JSON but not an object: ${call.function.arguments.slice(0, 200)}`,
+        );
+      }
       if (parsed) toolCalls.push(parsed);
     } catch (error) {
       invalidToolCalls.push(

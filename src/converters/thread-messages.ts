@@ -17,6 +17,7 @@ import {
   type BaseMessage,
   ChatMessage,
   HumanMessage,
+  isBaseMessage,
   type MessageContent,
   mapStoredMessageToChatMessage,
   type StoredMessage,
@@ -120,6 +121,12 @@ export function encodeMessage(
   clientId: string,
   field = "message",
 ): ThreadMessageInput {
+  if (!isBaseMessage(message)) {
+    throw new StudioValidationError(
+      field,
+      "must be a LangChain message (HumanMessage, AIMessage, SystemMessage, ToolMessage...)",
+    );
+  }
   const type = message.getType();
   if (!STORABLE_TYPES.has(type)) {
     throw new StudioValidationError(

@@ -357,3 +357,14 @@ export function buildRequestOptions(
   }
   return requestOptions;
 }
+
+/**
+ * Stores the API key on a model as a non-enumerable own property: `console.log(model)` and
+ * `util.inspect` then never print it, while core's `toJSON()` (which reads the secret-mapped
+ * field directly) still writes the `STUDIO_API_KEY` secret reference in its place.
+ */
+export function defineApiKey(model: object, apiKey: string | undefined): void {
+  if (apiKey !== undefined) {
+    Object.defineProperty(model, "apiKey", { value: apiKey, enumerable: false });
+  }
+}

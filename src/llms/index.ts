@@ -19,6 +19,7 @@ import {
   buildRequestOptions,
   clientResolver,
   completionLsParams,
+  defineApiKey,
   resolveModelSettings,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
@@ -136,9 +137,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
     this.orgId = fields.orgId;
     this.proxyUrl = fields.proxyUrl;
     this.baseUrl = fields.baseUrl;
-    if (fields.apiKey !== undefined) {
-      Object.defineProperty(this, "apiKey", { value: fields.apiKey, enumerable: false });
-    }
+    defineApiKey(this, fields.apiKey);
     this.getClient = clientResolver(fields);
   }
 
