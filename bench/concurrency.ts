@@ -5,45 +5,34 @@
  *
  *   npx tsx bench/concurrency.ts
  */
-import { Agent } from "undici";
 import { ChatStudio } from "../src/chat_models";
-import { StudioClient } from "../src/client";
 import { DEFAULT_CONNECTIONS } from "../src/client/config";
 import { startChildEmulator } from "./emulator-child";
-import { type BenchEntry, type BenchRow, median, runIfMain } from "./harness";
+import {
+  type BenchEntry,
+  type BenchRow,
+  median,
+  runIfMain,
+  runWithConcurrency,
+  socketCountingClient,
+} from "./harness";
 
 const IN_FLIGHT = 64;
 const CALLS_PER_ROUND = 2_000;
 const ROUNDS = 5;
 
 async function round(model: ChatStudio): Promise<number> {
-  let next = 0;
-  const started = process.hrtime.bigint();
-  const worker = async () => {
-    while (next < CALLS_PER_ROUND) {
-      next++;
-      await model.invoke("ping");
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return CALLS_PER_ROUND / seconds;
+  const result = await runWithConcurrency(CALLS_PER_ROUND, IN_FLIGHT, () => model.invoke("ping"));
+  if (result.errors > 0) {
+    throw new Error(`${result.errors} of ${result.done} calls failed, first: ${result.firstError}`);
+  }
+  return result.rate;
 }
 
 async function run(): Promise<BenchRow[]> {
   const emulator = await startChildEmulator();
-  let sockets = 0;
-  const agent = new Agent({ connections: DEFAULT_CONNECTIONS });
-  agent.on("connect", () => {
-    sockets++;
-  });
-  const client = new StudioClient({
-    apiKey: emulator.apiKey,
-    baseUrl: emulator.baseUrl,
-    proxyUrl: emulator.proxyUrl,
-    dispatcher: agent,
-  });
-  const model = new ChatStudio({ model: "studio/echo-small", client });
+  const counting = socketCountingClient(emulator, DEFAULT_CONNECTIONS);
+  const model = new ChatStudio({ model: "studio/echo-small", client: counting.client });
   try {
     await round(model); // warm-up: the pool fills here
     const rates: number[] = [];
@@ -56,15 +45,14 @@ async function run(): Promise<BenchRow[]> {
       },
       {
         what: `sockets opened for ${(ROUNDS + 1) * CALLS_PER_ROUND} calls, ${IN_FLIGHT} in flight`,
-        value: sockets,
+        value: counting.sockets(),
         unit: "sockets",
         target: `<= ${DEFAULT_CONNECTIONS} (pool size)`,
-        pass: sockets <= DEFAULT_CONNECTIONS,
+        pass: counting.sockets() <= DEFAULT_CONNECTIONS,
       },
     ];
   } finally {
-    await client.close();
-    await agent.close();
+    await counting.close();
     await emulator.stop();
   }
 }

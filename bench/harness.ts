@@ -1,4 +1,6 @@
 import { pathToFileURL } from "node:url";
+import { Agent } from "undici";
+import { StudioClient } from "../src/client";
 
 /**
  * Shared measuring helpers for `npm run bench`. Every entry reports medians of several rounds
@@ -87,6 +89,91 @@ export function percentile(values: number[], p: number): number {
   return sorted[idx]!;
 }
 
+export interface ConcurrencyResult {
+  /** Operations that ran: `total`, unless the deadline stopped the run first. */
+  done: number;
+  errors: number;
+  /** "Name: message" of the first failure, for the report. */
+  firstError: string | undefined;
+  /** Milliseconds each operation took, in the order they finished. */
+  latencies: number[];
+  elapsedMs: number;
+  /** Operations per second over the whole run. */
+  rate: number;
+}
+
+/**
+ * Runs `op(0)` ... `op(total - 1)` with `inFlight` of them in flight at any time. A failure is
+ * counted, not thrown, so one error does not end a load run; no operation starts after
+ * `deadlineMs`, so a stalled server cannot hang the bench (`total` may then be Infinity for a
+ * run bounded by time alone).
+ */
+export async function runWithConcurrency(
+  total: number,
+  inFlight: number,
+  op: (i: number) => Promise<unknown>,
+  { deadlineMs = 180_000 }: { deadlineMs?: number } = {},
+): Promise<ConcurrencyResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  const deadline = started + deadlineMs;
+  const worker = async () => {
+    while (next < total && performance.now() < deadline) {
+      const i = next++;
+      const t = performance.now();
+      try {
+        await op(i);
+      } catch (error) {
+        errors++;
+        firstError ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      }
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const elapsedMs = performance.now() - started;
+  return {
+    done: latencies.length,
+    errors,
+    firstError,
+    latencies,
+    elapsedMs,
+    rate: latencies.length / (elapsedMs / 1000),
+  };
+}
+
+export interface CountingClient {
+  client: StudioClient;
+  /** Sockets opened so far (undici `connect` events): keep-alive reuse keeps this low. */
+  sockets(): number;
+  close(): Promise<void>;
+}
+
+/** A StudioClient on an Agent of `connections` sockets per origin that counts what it opens. */
+export function socketCountingClient(
+  addresses: { apiKey: string; baseUrl: string; proxyUrl: string },
+  connections: number,
+): CountingClient {
+  let sockets = 0;
+  const agent = new Agent({ connections });
+  agent.on("connect", () => {
+    sockets++;
+  });
+  const { apiKey, baseUrl, proxyUrl } = addresses;
+  const client = new StudioClient({ apiKey, baseUrl, proxyUrl, dispatcher: agent });
+  return {
+    client,
+    sockets: () => sockets,
+    close: async () => {
+      await client.close();
+      await agent.close();
+    },
+  };
+}
+
 /** A row comparing `value` with `referenceValue`, passing when value/reference <= maxRatio. */
 export function ratioRow(
   what: string,
@@ -116,7 +203,8 @@ export interface BenchEntry {
 
 function formatValue(row: BenchRow): string {
   const v = row.value;
-  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  // Counts (calls, sockets, errors) read as counts, not as "10.0 calls".
+  const digits = Number.isInteger(v) || Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
   return `${v.toFixed(digits)} ${row.unit}`;
 }
 

@@ -5,13 +5,12 @@
  *
  *   npx tsx bench/history.ts
  */
-import { pathToFileURL } from "node:url";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { StudioChatMessageHistory } from "../src/chat_history";
 import { StudioClient } from "../src/client";
 import { decodeMessage, encodeMessage } from "../src/converters/thread-messages";
 import { startEmulator } from "../src/emulator";
-import { type BenchEntry, type BenchRow, measurePerCall } from "./harness";
+import { type BenchEntry, type BenchRow, measurePerCall, runIfMain } from "./harness";
 
 function conversation(size: number, tag: string): BaseMessage[] {
   return Array.from({ length: size }, (_, i) =>
@@ -91,15 +90,4 @@ async function run(): Promise<BenchRow[]> {
 
 export const historyBench: BenchEntry = { name: "history", run };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const rows = await run();
-  console.table(
-    rows.map((r) => ({
-      what: r.what,
-      value: Number(r.value.toFixed(2)),
-      unit: r.unit,
-      target: r.target ?? "",
-      result: r.pass === undefined ? "info" : r.pass ? "pass" : "FAIL",
-    })),
-  );
-}
+await runIfMain(import.meta.url, historyBench);

@@ -6,57 +6,16 @@
  *
  *   npx tsx bench/llm.ts
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { LLM } from "@langchain/core/language_models/llms";
 import { Pool } from "undici";
 import { StudioLLM } from "../src/llms";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow } from "./harness";
+import { startChildEmulator } from "./emulator-child";
+import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
 
 const MODEL = "studio/echo-text";
 const PROMPT = "Hello, how are you today?";
 const MAX_TOKENS = 16;
 const TARGET_RATIO = 1.15;
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-
-interface Child {
-  process: ChildProcess;
-  proxyUrl: string;
-  apiKey: string;
-}
-
-async function startChild(): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/emulator/cli.ts", "--port", "0"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const output = await new Promise<string>((resolve, reject) => {
-    let text = "";
-    const timer = setTimeout(
-      () => reject(new Error("the emulator did not start within 30 s")),
-      30_000,
-    );
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      text += chunk;
-      if (text.includes("STUDIO_API_KEY=") && text.endsWith("\n")) {
-        clearTimeout(timer);
-        resolve(text);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the emulator exited with code ${code}`)));
-  });
-  const proxyUrl = /STUDIO_PROXY_URL=(\S+)/.exec(output)?.[1];
-  const apiKey = /STUDIO_API_KEY=(\S+)/.exec(output)?.[1];
-  if (!proxyUrl || !apiKey) throw new Error(`unexpected emulator output: ${output}`);
-  return { process: child, proxyUrl, apiKey };
-}
-
-async function stopChild(child: Child): Promise<void> {
-  const exited = new Promise<void>((resolve) => child.process.once("exit", () => resolve()));
-  child.process.kill("SIGTERM");
-  await exited;
-}
 
 /** The reference: nothing but a request, a JSON parse and core's own `LLM` plumbing. */
 class BareUndiciLLM extends LLM {
@@ -95,7 +54,7 @@ class BareUndiciLLM extends LLM {
 export const llmBench: BenchEntry = {
   name: "llm",
   async run(): Promise<BenchRow[]> {
-    const child = await startChild();
+    const child = await startChildEmulator();
     const bare = new BareUndiciLLM(child.proxyUrl, child.apiKey);
     const studio = new StudioLLM({
       model: MODEL,
@@ -129,16 +88,9 @@ export const llmBench: BenchEntry = {
     } finally {
       await studio.client.close();
       await bare.close();
-      await stopChild(child);
+      await child.stop();
     }
   },
 };
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const rows = await llmBench.run();
-  for (const row of rows) {
-    const ratio = row.ratio === undefined ? "" : `  ${row.ratio.toFixed(3)}x ${row.target}`;
-    const verdict = row.pass === undefined ? "" : row.pass ? "  pass" : "  FAIL";
-    console.log(`${row.what}: ${row.value.toFixed(1)} ${row.unit}${ratio}${verdict}`);
-  }
-}
+await runIfMain(import.meta.url, llmBench);

@@ -7,14 +7,18 @@
  * Run alone: `node --expose-gc --import tsx bench/load.ts` (without --expose-gc the heap rows are
  * measured without a forced GC and are only indicative). Every phase is bounded in count and time.
  */
-import { pathToFileURL } from "node:url";
 import { HumanMessage } from "@langchain/core/messages";
-import { Agent } from "undici";
 import { StudioChatMessageHistory } from "../src/chat_history";
 import { ChatStudio } from "../src/chat_models";
-import { StudioClient } from "../src/client";
 import { startEmulator } from "../src/emulator";
-import { type BenchEntry, type BenchRow, percentile } from "./harness";
+import {
+  type BenchEntry,
+  type BenchRow,
+  percentile,
+  runIfMain,
+  runWithConcurrency,
+  socketCountingClient,
+} from "./harness";
 
 const MODEL = "studio/echo-small";
 const LOAD_OPS = 2_000;
@@ -22,50 +26,9 @@ const LOAD_IN_FLIGHT = 64;
 const SOAK_CALLS = 10_000;
 const SOAK_IN_FLIGHT = 8;
 const HISTORIES = 32;
-/** No phase may run longer than this, whatever the machine. */
-const PHASE_DEADLINE_MS = 180_000;
 const MB = 1024 * 1024;
 
 type Op = (i: number) => Promise<void>;
-
-interface PhaseResult {
-  done: number;
-  errors: number;
-  firstError: string | undefined;
-  latencies: number[];
-  elapsedMs: number;
-}
-
-/** Runs `op(0..count-1)` with `width` in flight, stopping early only at the deadline. */
-async function runPhase(count: number, width: number, op: Op): Promise<PhaseResult> {
-  const latencies: number[] = [];
-  let next = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  const started = performance.now();
-  const deadline = started + PHASE_DEADLINE_MS;
-  const worker = async () => {
-    while (next < count && performance.now() < deadline) {
-      const i = next++;
-      const t = performance.now();
-      try {
-        await op(i);
-      } catch (error) {
-        errors++;
-        firstError ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      }
-      latencies.push(performance.now() - t);
-    }
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return {
-    done: latencies.length,
-    errors,
-    firstError,
-    latencies,
-    elapsedMs: performance.now() - started,
-  };
-}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -81,17 +44,8 @@ async function heapUsed(): Promise<number> {
 
 async function run(): Promise<BenchRow[]> {
   const emulator = await startEmulator({ port: 0, recordRequests: false });
-  let sockets = 0;
-  const agent = new Agent({ connections: LOAD_IN_FLIGHT });
-  agent.on("connect", () => {
-    sockets++;
-  });
-  const client = new StudioClient({
-    apiKey: emulator.apiKey,
-    baseUrl: emulator.baseUrl,
-    proxyUrl: emulator.proxyUrl,
-    dispatcher: agent,
-  });
+  const counting = socketCountingClient(emulator, LOAD_IN_FLIGHT);
+  const { client } = counting;
   try {
     const model = new ChatStudio({ model: MODEL, client });
     const histories = Array.from(
@@ -115,11 +69,11 @@ async function run(): Promise<BenchRow[]> {
     };
 
     // Warm-up: JIT, sockets, the histories' threads.
-    await runPhase(300, LOAD_IN_FLIGHT, mixed);
+    await runWithConcurrency(300, LOAD_IN_FLIGHT, mixed);
     const heapBefore = await heapUsed();
-    const socketsAfterWarmup = sockets;
-    const load = await runPhase(LOAD_OPS, LOAD_IN_FLIGHT, mixed);
-    const socketsInLoad = sockets - socketsAfterWarmup;
+    const socketsAfterWarmup = counting.sockets();
+    const load = await runWithConcurrency(LOAD_OPS, LOAD_IN_FLIGHT, mixed);
+    const socketsInLoad = counting.sockets() - socketsAfterWarmup;
     const heapAfter = await heapUsed();
 
     // Stored messages live in the emulator (same process), so the soak writes nothing: its heap
@@ -131,16 +85,16 @@ async function run(): Promise<BenchRow[]> {
       else if (i % 3 === 1) await stream(text);
       else await reader.getMessages();
     };
-    await runPhase(500, SOAK_IN_FLIGHT, soakOp);
+    await runWithConcurrency(500, SOAK_IN_FLIGHT, soakOp);
     const soakBefore = await heapUsed();
-    const soak = await runPhase(SOAK_CALLS, SOAK_IN_FLIGHT, soakOp);
+    const soak = await runWithConcurrency(SOAK_CALLS, SOAK_IN_FLIGHT, soakOp);
     const soakAfter = await heapUsed();
 
     const gcNote = gc ? "after GC" : "no --expose-gc: indicative";
     const rows: BenchRow[] = [
       {
         what: `load: throughput (${load.done} mixed ops, ${LOAD_IN_FLIGHT} in flight)`,
-        value: load.done / (load.elapsedMs / 1000),
+        value: load.rate,
         unit: "ops/s",
       },
       { what: "load: p50 latency", value: percentile(load.latencies, 50), unit: "ms/op" },
@@ -172,7 +126,7 @@ async function run(): Promise<BenchRow[]> {
       },
       {
         what: `soak: throughput (${soak.done} calls, ${SOAK_IN_FLIGHT} in flight)`,
-        value: soak.done / (soak.elapsedMs / 1000),
+        value: soak.rate,
         unit: "ops/s",
       },
       {
@@ -192,25 +146,11 @@ async function run(): Promise<BenchRow[]> {
     ];
     return rows;
   } finally {
-    await client.close();
-    await agent.close();
+    await counting.close();
     await emulator.close();
   }
 }
 
 export const loadBench: BenchEntry = { name: "load", run };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  run()
-    .then((rows) => {
-      for (const row of rows) {
-        const verdict =
-          row.pass === undefined ? "" : ` (target ${row.target}: ${row.pass ? "pass" : "FAIL"})`;
-        console.log(`${row.what}: ${row.value.toFixed(2)} ${row.unit}${verdict}`);
-      }
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+await runIfMain(import.meta.url, loadBench);

@@ -4,22 +4,16 @@
  *
  *   npx tsx examples/assistant-agent.ts
  *
- * Starts its own emulator, so it runs offline. The emulator's scripted model calls the tools
- * named in the last user message and answers "Tool said: ..." after a tool result.
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
+ * The emulator's scripted model calls the tools named in the last user message and answers
+ * "Tool said: ..." after a tool result.
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { z } from "zod/v4";
-import { createAssistant, loadAssistantAgent } from "../src/assistants";
-import { StudioClient } from "../src/client";
-import { startEmulator } from "../src/emulator";
-
-const emulator = await startEmulator();
-const client = new StudioClient({
-  apiKey: emulator.apiKey,
-  baseUrl: emulator.baseUrl,
-  proxyUrl: emulator.proxyUrl,
-});
+import { z } from "zod";
+import { createAssistant, loadAssistantAgent } from "../src";
+import { openBackend } from "./lib/backend";
 
 const getWeather = tool(({ city }) => `${city}: sunny, 21 °C`, {
   name: "get_weather",
@@ -27,16 +21,20 @@ const getWeather = tool(({ city }) => `${city}: sunny, 21 °C`, {
   schema: z.object({ city: z.string().describe("city name, e.g. Paris") }),
 });
 
+const backend = await openBackend();
+const { client } = backend;
+
 try {
   // The service stores the configuration: instructions, two model settings and the tool schema.
   const assistant = await createAssistant(
     {
       assistantName: "weather-desk",
-      modelName: "studio/echo-small",
+      modelName: backend.model,
       description: "Answers weather questions.",
       instructions: "You are a weather desk. Use get_weather, then answer briefly.",
-      functionModel: { modelId: "studio/echo-small", temperature: 0, topP: 1 },
-      responseModel: { modelId: "studio/echo-large", temperature: 0.3, topP: 0.9 },
+      // One model, two settings: exact for choosing tools, a little freer for the answer.
+      functionModel: { modelId: backend.model, temperature: 0, topP: 1 },
+      responseModel: { modelId: backend.model, temperature: 0.3, topP: 0.9 },
       tools: [getWeather],
     },
     { client },
@@ -62,6 +60,5 @@ try {
     console.log(`${message.type.padEnd(5)} ${shown}`);
   }
 } finally {
-  await client.close();
-  await emulator.close();
+  await backend.close();
 }

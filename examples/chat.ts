@@ -3,28 +3,23 @@
  *
  *   npx tsx examples/chat.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY, STUDIO_BASE_URL and
- * STUDIO_PROXY_URL are set (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { ChatStudio } from "../src/chat_models";
-import { startEmulator } from "../src/emulator";
+import { ChatStudio } from "../src";
+import { openBackend } from "./lib/backend";
 
-const { STUDIO_API_KEY, STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator =
-  STUDIO_API_KEY && STUDIO_BASE_URL && STUDIO_PROXY_URL ? undefined : await startEmulator();
+const backend = await openBackend();
 
 try {
+  // On its own, `new ChatStudio({ model })` reads STUDIO_API_KEY, STUDIO_BASE_URL and
+  // STUDIO_PROXY_URL; here it shares the backend's client.
   const model = new ChatStudio({
-    model: STUDIO_MODEL ?? "studio/echo-small",
+    model: backend.model,
+    client: backend.client,
     temperature: 0,
     maxTokens: 100,
-    // Without these, ChatStudio reads STUDIO_API_KEY, STUDIO_BASE_URL and STUDIO_PROXY_URL.
-    ...(emulator && {
-      apiKey: emulator.apiKey,
-      baseUrl: emulator.baseUrl,
-      proxyUrl: emulator.proxyUrl,
-    }),
   });
 
   const prompt = ChatPromptTemplate.fromMessages([
@@ -45,5 +40,5 @@ try {
   ]);
   for (const r of replies) console.log("batch:", r.text);
 } finally {
-  await emulator?.close();
+  await backend.close();
 }

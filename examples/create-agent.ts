@@ -5,17 +5,13 @@
  *
  *   npx tsx examples/create-agent.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY, STUDIO_BASE_URL and
- * STUDIO_PROXY_URL are set (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { createAgent, tool } from "langchain";
 import { z } from "zod";
-import { ChatStudio } from "../src/chat_models";
-import { startEmulator } from "../src/emulator";
-
-const { STUDIO_API_KEY, STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator =
-  STUDIO_API_KEY && STUDIO_BASE_URL && STUDIO_PROXY_URL ? undefined : await startEmulator();
+import { ChatStudio } from "../src";
+import { openBackend } from "./lib/backend";
 
 const getWeather = tool(
   async ({ city }) => {
@@ -29,17 +25,10 @@ const getWeather = tool(
   },
 );
 
-const model = new ChatStudio({
-  model: STUDIO_MODEL ?? "studio/echo-small",
-  temperature: 0,
-  ...(emulator && {
-    apiKey: emulator.apiKey,
-    baseUrl: emulator.baseUrl,
-    proxyUrl: emulator.proxyUrl,
-  }),
-});
+const backend = await openBackend();
 
 try {
+  const model = new ChatStudio({ model: backend.model, client: backend.client, temperature: 0 });
   const agent = createAgent({
     model,
     tools: [getWeather],
@@ -60,6 +49,5 @@ try {
   }
   console.log("answer:", result.messages.at(-1)?.text);
 } finally {
-  await model.client.close();
-  await emulator?.close();
+  await backend.close();
 }

@@ -4,6 +4,9 @@
  *
  *   npx tsx examples/dataset-export.ts            # writes a file in the temp directory
  *   npx tsx examples/dataset-export.ts --stdout   # writes to stdout
+ *
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set.
  */
 
 import { once } from "node:events";
@@ -12,9 +15,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { loadDatasetConversations, StudioChatMessageHistory } from "../src/chat_history";
-import { StudioClient } from "../src/client";
-import { startEmulator } from "../src/emulator";
+import { loadDatasetConversations, StudioChatMessageHistory } from "../src";
+import { openBackend } from "./lib/backend";
 
 /** A LangChain message in the OpenAI chat shape most fine-tuning formats use. */
 function toChatRecord(message: BaseMessage): Record<string, unknown> {
@@ -40,8 +42,8 @@ function toChatRecord(message: BaseMessage): Record<string, unknown> {
   return { role, content: message.text };
 }
 
-const emulator = await startEmulator();
-const client = new StudioClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+const backend = await openBackend();
+const { client } = backend;
 
 try {
   // Some conversations to export, tagged with a dataset id when their thread is created.
@@ -80,6 +82,5 @@ try {
     console.log(`wrote ${count} conversations to ${file}`);
   }
 } finally {
-  await client.close();
-  await emulator.close();
+  await backend.close();
 }

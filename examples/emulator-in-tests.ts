@@ -5,15 +5,14 @@
  *   npx tsx examples/emulator-in-tests.ts
  *
  * The same pattern works in vitest or jest: start the emulator once (port 0 = any free port),
- * point ChatStudio and the history at it, assert on what it received, inject faults.
+ * point ChatStudio and the history at it, assert on what it received, inject faults. Unlike the
+ * other examples it never uses the real service: the emulator is what it shows.
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
-import { StudioChatMessageHistory } from "../src/chat_history";
-import { ChatStudio } from "../src/chat_models";
+import { ChatStudio, StudioChatMessageHistory, StudioRateLimitError } from "../src";
 import { type EmulatorHandle, startEmulator } from "../src/emulator";
-import { StudioRateLimitError } from "../src/errors";
 
 // --- The code under test: a tiny support bot that remembers each conversation in a thread. ---
 async function answerCustomer(

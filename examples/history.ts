@@ -4,21 +4,18 @@
  * have) sees the whole conversation.
  *
  *   npx tsx examples/history.ts
+ *
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
-import { StudioChatMessageHistory } from "../src/chat_history";
-import { ChatStudio } from "../src/chat_models";
-import { StudioClient } from "../src/client";
-import { startEmulator } from "../src/emulator";
+import { ChatStudio, StudioChatMessageHistory } from "../src";
+import { openBackend } from "./lib/backend";
 
-const emulator = await startEmulator();
+const backend = await openBackend();
 // One client shared by every history and the model: one connection pool for the whole app.
-const client = new StudioClient({
-  apiKey: emulator.apiKey,
-  baseUrl: emulator.baseUrl,
-  proxyUrl: emulator.proxyUrl,
-});
+const { client } = backend;
 
 try {
   const prompt = ChatPromptTemplate.fromMessages([
@@ -26,7 +23,7 @@ try {
     new MessagesPlaceholder("history"),
     ["human", "{question}"],
   ]);
-  const model = new ChatStudio({ model: "studio/echo-small", client });
+  const model = new ChatStudio({ model: backend.model, client });
 
   // The session id is the thread id. A new conversation starts from a thread made on demand.
   const threadId = await new StudioChatMessageHistory({
@@ -61,6 +58,5 @@ try {
     console.log("thread:", thread.id, thread.title);
   }
 } finally {
-  await client.close();
-  await emulator.close();
+  await backend.close();
 }

@@ -4,26 +4,25 @@
  *
  *   npx tsx examples/llm.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY and STUDIO_PROXY_URL are set
- * (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { PromptTemplate } from "@langchain/core/prompts";
-import { startEmulator } from "../src/emulator";
-import { StudioLLM } from "../src/llms";
+import { StudioLLM } from "../src";
+import { openBackend } from "./lib/backend";
 
-const { STUDIO_API_KEY, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator = STUDIO_API_KEY && STUDIO_PROXY_URL ? undefined : await startEmulator();
-
-const llm = new StudioLLM({
-  model: STUDIO_MODEL ?? "studio/echo-text",
-  temperature: 0,
-  maxTokens: 64,
-  // Without these, StudioLLM reads STUDIO_API_KEY and STUDIO_PROXY_URL.
-  ...(emulator && { apiKey: emulator.apiKey, proxyUrl: emulator.proxyUrl }),
-});
+const backend = await openBackend({ defaultModel: "studio/echo-text" });
 
 try {
+  // On its own, `new StudioLLM({ model })` reads STUDIO_API_KEY and STUDIO_PROXY_URL.
+  const llm = new StudioLLM({
+    model: backend.model,
+    client: backend.client,
+    temperature: 0,
+    maxTokens: 64,
+  });
+
   const chain = PromptTemplate.fromTemplate("Write a haiku about {topic}.")
     .pipe(llm)
     .pipe(new StringOutputParser());
@@ -44,6 +43,5 @@ try {
   }
   process.stdout.write("\n");
 } finally {
-  await llm.client.close();
-  await emulator?.close();
+  await backend.close();
 }

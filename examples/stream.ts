@@ -4,27 +4,17 @@
  *
  *   npx tsx examples/stream.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY, STUDIO_BASE_URL and
- * STUDIO_PROXY_URL are set (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import type { AIMessageChunk } from "@langchain/core/messages";
-import { ChatStudio } from "../src/chat_models";
-import { startEmulator } from "../src/emulator";
+import { ChatStudio } from "../src";
+import { openBackend } from "./lib/backend";
 
-const { STUDIO_API_KEY, STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator =
-  STUDIO_API_KEY && STUDIO_BASE_URL && STUDIO_PROXY_URL ? undefined : await startEmulator();
+const backend = await openBackend();
 
 try {
-  const model = new ChatStudio({
-    model: STUDIO_MODEL ?? "studio/echo-small",
-    maxTokens: 200,
-    ...(emulator && {
-      apiKey: emulator.apiKey,
-      baseUrl: emulator.baseUrl,
-      proxyUrl: emulator.proxyUrl,
-    }),
-  });
+  const model = new ChatStudio({ model: backend.model, client: backend.client, maxTokens: 200 });
   const question = "Describe a thunderstorm over the sea in two sentences.";
 
   // 1. Tokens, written the moment they arrive. Chunks add up to the full message.
@@ -46,5 +36,5 @@ try {
   }
   console.log("text from the stream events:", streamed);
 } finally {
-  await emulator?.close();
+  await backend.close();
 }

@@ -4,16 +4,12 @@
  *
  *   npx tsx examples/structured-output.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY, STUDIO_BASE_URL and
- * STUDIO_PROXY_URL are set (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { z } from "zod";
-import { ChatStudio } from "../src/chat_models";
-import { startEmulator } from "../src/emulator";
-
-const { STUDIO_API_KEY, STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator =
-  STUDIO_API_KEY && STUDIO_BASE_URL && STUDIO_PROXY_URL ? undefined : await startEmulator();
+import { ChatStudio } from "../src";
+import { openBackend } from "./lib/backend";
 
 const Movie = z.object({
   title: z.string().describe("the movie's title"),
@@ -21,16 +17,10 @@ const Movie = z.object({
   genres: z.array(z.string()).describe("genres, lower case"),
 });
 
+const backend = await openBackend();
+
 try {
-  const model = new ChatStudio({
-    model: STUDIO_MODEL ?? "studio/echo-small",
-    temperature: 0,
-    ...(emulator && {
-      apiKey: emulator.apiKey,
-      baseUrl: emulator.baseUrl,
-      proxyUrl: emulator.proxyUrl,
-    }),
-  });
+  const model = new ChatStudio({ model: backend.model, client: backend.client, temperature: 0 });
   const text =
     'Extract the movie from this listing: {"title": "Spirited Away", "year": 2001, "genres": ["animation", "fantasy"]}';
 
@@ -51,5 +41,5 @@ try {
   const { raw, parsed } = await withRaw.invoke(text);
   console.log("includeRaw: parsed =", parsed, "| raw tool calls =", raw.tool_calls?.length ?? 0);
 } finally {
-  await emulator?.close();
+  await backend.close();
 }

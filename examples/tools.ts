@@ -4,18 +4,14 @@
  *
  *   npx tsx examples/tools.ts
  *
- * Runs against a local emulator started here, unless STUDIO_API_KEY, STUDIO_BASE_URL and
- * STUDIO_PROXY_URL are set (then the real service, with the model from STUDIO_MODEL).
+ * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
+ * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ChatStudio } from "../src/chat_models";
-import { startEmulator } from "../src/emulator";
-
-const { STUDIO_API_KEY, STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_MODEL } = process.env;
-const emulator =
-  STUDIO_API_KEY && STUDIO_BASE_URL && STUDIO_PROXY_URL ? undefined : await startEmulator();
+import { ChatStudio } from "../src";
+import { openBackend } from "./lib/backend";
 
 const getStockPrice = tool(
   async ({ symbol }) => {
@@ -29,16 +25,10 @@ const getStockPrice = tool(
   },
 );
 
+const backend = await openBackend();
+
 try {
-  const model = new ChatStudio({
-    model: STUDIO_MODEL ?? "studio/echo-small",
-    temperature: 0,
-    ...(emulator && {
-      apiKey: emulator.apiKey,
-      baseUrl: emulator.baseUrl,
-      proxyUrl: emulator.proxyUrl,
-    }),
-  });
+  const model = new ChatStudio({ model: backend.model, client: backend.client, temperature: 0 });
   const withTools = model.bindTools([getStockPrice]);
 
   const messages: BaseMessage[] = [
@@ -58,5 +48,5 @@ try {
   const answer = await withTools.invoke(messages);
   console.log("answer:", answer.text);
 } finally {
-  await emulator?.close();
+  await backend.close();
 }

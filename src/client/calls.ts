@@ -1,6 +1,8 @@
 /**
  * One constant per call of the interface: method, address, key header, retry class and response
- * schema. The retry class of each call is decided here, with the reason next to it.
+ * schema (plus, for the completions that every model call makes, a cheap shape check that spares
+ * zod on normal answers; see shape-checks.ts). The retry class of each call is decided here, with
+ * the reason next to it.
  */
 import type { z } from "zod/v4";
 import {
@@ -17,6 +19,7 @@ import {
 import type { AuthKind } from "./headers";
 import type { CallSpec } from "./request";
 import type { RetryClass } from "./retry";
+import { isChatCompletion, isTextCompletion } from "./shape-checks";
 import type { HttpMethod } from "./transport";
 
 function spec<S extends z.ZodType>(
@@ -26,8 +29,11 @@ function spec<S extends z.ZodType>(
   auth: AuthKind,
   retryClass: RetryClass,
   schema: S,
+  check?: (value: unknown) => value is z.infer<S>,
 ): CallSpec<z.infer<S>> {
-  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<z.infer<S>>;
+  return Object.freeze({ name, method, target, auth, retryClass, schema, check }) as CallSpec<
+    z.infer<S>
+  >;
 }
 
 const ThreadListSchema = listResponseSchema(ThreadSchema);
@@ -52,6 +58,7 @@ export const CALLS = {
     "completion",
     "read",
     ChatCompletionSchema,
+    isChatCompletion,
   ),
   textCompletion: spec(
     "textCompletion",
@@ -60,6 +67,7 @@ export const CALLS = {
     "completion",
     "read",
     TextCompletionSchema,
+    isTextCompletion,
   ),
   // create: a repeat after an ambiguous failure could create a second thread.
   createThread: spec("createThread", "POST", "studio", "service", "create", ThreadSchema),

@@ -7,7 +7,6 @@ import {
   type Assistant,
   type ChatCompletion,
   type ChatCompletionChunk,
-  ChatCompletionChunkSchema,
   type ChatCompletionRequest,
   type CreateAssistantRequest,
   type CreateMessageRequest,
@@ -25,7 +24,6 @@ import {
   type PageRequest,
   type TextCompletion,
   type TextCompletionChunk,
-  TextCompletionChunkSchema,
   type TextCompletionRequest,
   type Thread,
   type ThreadMessage,
@@ -36,11 +34,20 @@ import { CALLS, listQueryString } from "./calls";
 import { resolveConfig } from "./config";
 import { checkLimit, checkPageSize, pageRequest, paginateList, paginateTokens } from "./pagination";
 import { Requester } from "./request";
+import { CHAT_CHUNK, TEXT_CHUNK } from "./stream";
 import type { RequestOptions, StudioClientOptions } from "./types";
 
 export type { RetryClass } from "./retry";
 export { abortReason, isRetryableStatus, parseRetryAfter, retryDelay, shouldRetry } from "./retry";
-export { DONE, parsePayload, SSEDecoder, type SSEEvent, SSELineParser, sseEvents } from "./sse";
+export {
+  DONE,
+  parsePayload,
+  SKIP,
+  SSEDecoder,
+  type SSEEvent,
+  SSELineParser,
+  sseEvents,
+} from "./sse";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./types";
 export { VERSION } from "./version";
 
@@ -90,8 +97,26 @@ function withStream<B extends { stream?: boolean }>(body: B, stream: boolean): B
     : { ...body, stream };
 }
 
+/** Set by StudioClient's static block: the batch view needs the client's private requester. */
+let chatBatches: (
+  client: StudioClient,
+  body: ChatCompletionRequest,
+  options: RequestOptions | undefined,
+) => AsyncIterable<ChatCompletionChunk[]>;
+
 export class StudioClient {
   readonly #requester: Requester;
+
+  static {
+    chatBatches = (client, body, options) =>
+      client.#requester.streamBatches(
+        CALLS.chatCompletion,
+        CHAT_CHUNK,
+        PATHS.chatCompletions,
+        () => withStream(checkCompletion(body, "messages", body?.messages), true),
+        options,
+      );
+  }
 
   constructor(options: StudioClientOptions = {}) {
     this.#requester = new Requester(resolveConfig(options));
@@ -144,9 +169,10 @@ export class StudioClient {
   ): AsyncIterable<ChatCompletionChunk> {
     // The requester's generator is returned as is (no `yield*` wrapper: one generator layer less
     // per chunk); the check runs inside it, on the first `next()`, so the call stays lazy.
+    // `streamChatCompletionBatches` below is the same call.
     return this.#requester.stream(
       CALLS.chatCompletion,
-      ChatCompletionChunkSchema,
+      CHAT_CHUNK,
       PATHS.chatCompletions,
       () => withStream(checkCompletion(body, "messages", body?.messages), true),
       options,
@@ -173,7 +199,7 @@ export class StudioClient {
   ): AsyncIterable<TextCompletionChunk> {
     return this.#requester.stream(
       CALLS.textCompletion,
-      TextCompletionChunkSchema,
+      TEXT_CHUNK,
       PATHS.textCompletions,
       () => withStream(checkCompletion(body, "prompt", body?.prompt), true),
       options,
@@ -363,4 +389,25 @@ export class StudioClient {
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return `StudioClient ${JSON.stringify(this.toJSON())}`;
   }
+}
+
+/**
+ * Internal (not exported by the package): `client.streamChatCompletion(body, options)` with the
+ * chunks of each network read handed out together, for consumers that loop over them
+ * synchronously; see `Requester.streamBatches` for why. A subclass that overrides
+ * `streamChatCompletion` (a wrapper, a test double) is honoured: its chunks come in batches of one.
+ */
+export function streamChatCompletionBatches(
+  client: StudioClient,
+  body: ChatCompletionRequest,
+  options?: RequestOptions,
+): AsyncIterable<ChatCompletionChunk[]> {
+  if (client.streamChatCompletion !== StudioClient.prototype.streamChatCompletion) {
+    return batchesOfOne(client.streamChatCompletion(body, options));
+  }
+  return chatBatches(client, body, options);
+}
+
+async function* batchesOfOne<T>(chunks: AsyncIterable<T>): AsyncGenerator<T[], void, undefined> {
+  for await (const chunk of chunks) yield [chunk];
 }

@@ -9,6 +9,7 @@
  * line ends (a CRLF may be split across reads), `:` comment lines, multi-line data (joined with
  * "\n"). One deliberate departure from the WHATWG algorithm: an event still pending when the body
  * ends is delivered, not dropped, so a final `data: [DONE]` without its blank line still counts.
+ * Events named other than `message` or `error` are skipped at the payload stage (`SKIP`).
  */
 import { StudioStreamError } from "../errors";
 import { extractServerMessage } from "./errors-from-response";
@@ -25,7 +26,9 @@ export class SSELineParser {
   #buffer = "";
   /** The previous text ended with CR: a LF at the start of the next one belongs to it. */
   #pendingCR = false;
-  #data: string[] = [];
+  /** The event's data lines so far, joined with "\n" (`#dataLines` tells "" from none). */
+  #data = "";
+  #dataLines = 0;
   #dataSize = 0;
   #event: string | undefined;
   #id: string | undefined;
@@ -44,6 +47,8 @@ export class SSELineParser {
     this.#buffer = "";
     let lf = buf.indexOf("\n", start);
     let cr = buf.indexOf("\r", start);
+    // Lines are handled as ranges of `buf` (no per-line string): this loop runs once per line
+    // of every token of every stream.
     while (lf !== -1 || cr !== -1) {
       let end: number;
       let next: number;
@@ -59,7 +64,7 @@ export class SSELineParser {
         end = lf;
         next = lf + 1;
       }
-      this.#line(buf.slice(start, end), out);
+      this.#line(buf, start, end, out);
       start = next;
       if (lf !== -1 && lf < start) lf = buf.indexOf("\n", start);
       if (cr !== -1 && cr < start) cr = buf.indexOf("\r", start);
@@ -81,30 +86,38 @@ export class SSELineParser {
     if (this.#buffer !== "") {
       const last = this.#buffer;
       this.#buffer = "";
-      this.#line(last, out);
+      this.#line(last, 0, last.length, out);
     }
     this.#pendingCR = false;
     this.#dispatch(out);
     return out;
   }
 
-  #line(line: string, out: SSEEvent[]): void {
-    if (line === "") {
+  /** The line `buf[start, end)`. */
+  #line(buf: string, start: number, end: number, out: SSEEvent[]): void {
+    if (start === end) {
       this.#dispatch(out);
       return;
     }
-    if (line.charCodeAt(0) === 58 /* ":" */) {
+    const first = buf.charCodeAt(start);
+    if (first === 58 /* ":" */) {
       this.comments++;
       return;
     }
+    // The usual line, `data: <json>`, is sliced once, straight out of the buffer.
+    if (first === 100 /* "d" */ && buf.startsWith("data:", start)) {
+      const from = buf.charCodeAt(start + 5) === 32 /* " " */ ? start + 6 : start + 5;
+      this.#addData(from < end ? buf.slice(from, end) : "");
+      return;
+    }
+    const line = buf.slice(start, end);
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32 /* " " */) value = value.slice(1);
     switch (field) {
       case "data":
-        this.#data.push(value);
-        this.#dataSize += value.length;
+        this.#addData(value);
         break;
       case "event":
         this.#event = value;
@@ -116,16 +129,23 @@ export class SSELineParser {
     }
   }
 
+  #addData(value: string): void {
+    this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
+    this.#dataLines++;
+    this.#dataSize += value.length;
+  }
+
   #dispatch(out: SSEEvent[]): void {
-    if (this.#data.length > 0) {
-      const data = this.#data.length === 1 ? this.#data[0]! : this.#data.join("\n");
-      out.push({ event: this.#event, data, id: this.#id });
-    }
-    this.#data = [];
+    if (this.#dataLines > 0) out.push({ event: this.#event, data: this.#data, id: this.#id });
+    this.#data = "";
+    this.#dataLines = 0;
     this.#dataSize = 0;
     this.#event = undefined;
   }
 }
+
+/** One options object for every read, not one per read. */
+const STREAMING = { stream: true };
 
 /** bytes -> events: a streaming UTF-8 decoder in front of the line parser. */
 export class SSEDecoder {
@@ -134,7 +154,7 @@ export class SSEDecoder {
 
   /** Events completed by this chunk (possibly none). */
   decode(chunk: Uint8Array): SSEEvent[] {
-    return this.#lines.push(this.#text.decode(chunk, { stream: true }));
+    return this.#lines.push(this.#text.decode(chunk, STREAMING));
   }
 
   /** Characters held for the event in progress (see `SSELineParser.pending`). */
@@ -159,18 +179,28 @@ export async function* sseEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenera
 /** Returned by `parsePayload` for the `[DONE]` terminator. */
 export const DONE: unique symbol = Symbol("[DONE]");
 
+/** Returned by `parsePayload` for an event of a kind that carries no chunk (`event: ping`). */
+export const SKIP: unique symbol = Symbol("skip");
+
 /**
  * event -> JSON payload. Throws `StudioStreamError` for an error event, an `{"error": ...}`
- * payload (the notes: an error, not data) and for data that is not JSON.
+ * payload (the notes: an error, not data) and for data that is not JSON. An event named anything
+ * but `message` (the SSE default) or `error` is of a kind this client does not know, such as a
+ * keep-alive `event: ping`: it is skipped, not taken for a chunk, so it cannot fail the stream.
  */
 export function parsePayload(event: SSEEvent, path: string): unknown {
+  const kind = event.event;
+  if (kind !== undefined && kind !== "message" && kind !== "error") return SKIP;
   const data = event.data;
-  if (data === "[DONE]" || data.trim() === "[DONE]") return DONE;
+  // A JSON object cannot trim to [DONE]: the trim, a scan of the whole text, is left for others.
+  if (data === "[DONE]" || (data.charCodeAt(0) !== 123 /* "{" */ && data.trim() === "[DONE]")) {
+    return DONE;
+  }
   let payload: unknown;
   try {
     payload = JSON.parse(data);
   } catch (error) {
-    if (event.event === "error") {
+    if (kind === "error") {
       throw new StudioStreamError(path, `the server sent an error event: ${shorten(data)}`);
     }
     throw new StudioStreamError(path, `an event is not valid JSON: ${shorten(data)}`, {
@@ -178,7 +208,7 @@ export function parsePayload(event: SSEEvent, path: string): unknown {
     });
   }
   if (
-    event.event === "error" ||
+    kind === "error" ||
     (typeof payload === "object" &&
       payload !== null &&
       (payload as { error?: unknown }).error != null)

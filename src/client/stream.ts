@@ -3,7 +3,15 @@
  * early is an error rather than a shorter answer.
  */
 import type { z } from "zod/v4";
+import {
+  type ChatCompletionChunk,
+  ChatCompletionChunkSchema,
+  type TextCompletionChunk,
+  TextCompletionChunkSchema,
+} from "../api-types";
 import { StudioStreamError } from "../errors";
+import { isChatCompletionChunk, isTextCompletionChunk } from "./shape-checks";
+import { DONE, parsePayload, type SSEEvent, SKIP } from "./sse";
 import { formatIssue } from "./validate-response";
 
 interface ChoiceLike {
@@ -45,12 +53,56 @@ export class ChoiceTracker {
   }
 }
 
+/**
+ * How one kind of chunk is validated: its zod schema, and a cheap check proven to accept only
+ * what the schema accepts and returns unchanged (shape-checks.ts). The check runs on every token,
+ * so zod is left for what it does not accept: it decides, and words the error.
+ */
+export interface ChunkValidator<T> {
+  readonly schema: z.ZodType<T>;
+  readonly check: (value: unknown) => value is T;
+}
+
+export const CHAT_CHUNK: ChunkValidator<ChatCompletionChunk> = Object.freeze({
+  schema: ChatCompletionChunkSchema,
+  check: isChatCompletionChunk,
+});
+
+export const TEXT_CHUNK: ChunkValidator<TextCompletionChunk> = Object.freeze({
+  schema: TextCompletionChunkSchema,
+  check: isTextCompletionChunk,
+});
+
 /** payload -> chunk, or `StudioStreamError` naming the first field that does not fit. */
-export function validateChunk<T>(schema: z.ZodType<T>, payload: unknown, path: string): T {
-  const result = schema.safeParse(payload);
+export function validateChunk<T>(validator: ChunkValidator<T>, payload: unknown, path: string): T {
+  if (validator.check(payload)) return payload;
+  const result = validator.schema.safeParse(payload);
   if (result.success) return result.data;
   throw new StudioStreamError(
     path,
     `a chunk does not have the expected shape: ${formatIssue(result.error.issues[0])}`,
   );
+}
+
+/**
+ * The events of one read -> validated chunks, appended to `batch` (so that when an event throws,
+ * the chunks before it are still there to hand out). Returns true at `[DONE]`; events after it
+ * are not looked at, the stream being over.
+ */
+export function collectChunks<T extends { choices: readonly ChoiceLike[] }>(
+  events: readonly SSEEvent[],
+  validator: ChunkValidator<T>,
+  tracker: ChoiceTracker,
+  path: string,
+  batch: T[],
+): boolean {
+  for (let i = 0; i < events.length; i++) {
+    const payload = parsePayload(events[i]!, path);
+    if (payload === DONE) return true;
+    if (payload === SKIP) continue;
+    const chunk = validateChunk(validator, payload, path);
+    tracker.observe(chunk.choices);
+    batch.push(chunk);
+  }
+  return false;
 }

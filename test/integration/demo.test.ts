@@ -3,14 +3,18 @@
  * configuration. Run twice on one fresh state folder, the second run continues the first run's
  * conversation; pointed at a service that is not there, it fails clearly.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CommandResult,
+  describeRun,
+  envWithoutService,
+  runCommand,
+} from "../helpers/run-command";
 
-const repoRoot = join(import.meta.dirname, "..", "..");
 const RUN_TIMEOUT_MS = 90_000;
 
 const SECTIONS = [
@@ -24,58 +28,12 @@ const SECTIONS = [
   "Assistant as an agent",
 ];
 
-interface RunResult {
-  code: number | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
+function demoEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return envWithoutService({ NO_COLOR: "1", ...extra });
 }
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("STUDIO_")),
-  );
-  return { ...env, NO_COLOR: "1", ...extra };
-}
-
-function runDemo(env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return new Promise((resolve) => {
-    // Its own process group, so a timeout kills npx, tsx and node together.
-    const child = spawn("npx", ["tsx", "demo/index.ts"], {
-      cwd: repoRoot,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone between the timer firing and the kill.
-      }
-    }, RUN_TIMEOUT_MS);
-    child.on("error", (error) => {
-      stderr += `\n${error.message}`;
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, timedOut, stdout, stderr });
-    });
-  });
-}
-
-function report(run: RunResult): string {
-  return `exit ${run.code}${run.timedOut ? " (timed out)" : ""}\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+function runDemo(env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  return runCommand("npx", ["tsx", "demo/index.ts"], { env, timeoutMs: RUN_TIMEOUT_MS });
 }
 
 /** A loopback port with nothing listening on it. */
@@ -90,13 +48,13 @@ async function closedPort(): Promise<number> {
 
 describe("npm run demo", () => {
   let dir = "";
-  let first: RunResult;
-  let second: RunResult;
+  let first: CommandResult;
+  let second: CommandResult;
 
   beforeAll(
     async () => {
       dir = await mkdtemp(join(tmpdir(), "studio-demo-"));
-      const env = cleanEnv({ STUDIO_DEMO_DIR: dir });
+      const env = demoEnv({ STUDIO_DEMO_DIR: dir });
       first = await runDemo(env);
       second = await runDemo(env);
     },
@@ -108,10 +66,10 @@ describe("npm run demo", () => {
   });
 
   it("runs on the emulator and exits 0, twice", () => {
-    expect(first.code, report(first)).toBe(0);
-    expect(second.code, report(second)).toBe(0);
+    expect(first.code, describeRun(first)).toBe(0);
+    expect(second.code, describeRun(second)).toBe(0);
     expect(first.stdout).toContain("local emulator");
-    expect(first.stderr, report(first)).not.toContain("Demo failed");
+    expect(first.stderr, describeRun(first)).not.toContain("Demo failed");
   });
 
   it("shows every section in order, on both runs", () => {
@@ -120,7 +78,7 @@ describe("npm run demo", () => {
       for (const [i, title] of SECTIONS.entries()) {
         const header = `[${i + 1}/${SECTIONS.length}] ${title}`;
         const at = run.stdout.indexOf(header, from);
-        expect(at, `missing "${header}"\n${report(run)}`).toBeGreaterThanOrEqual(from);
+        expect(at, `missing "${header}"\n${describeRun(run)}`).toBeGreaterThanOrEqual(from);
         from = at;
       }
     }
@@ -130,9 +88,9 @@ describe("npm run demo", () => {
     expect(first.stdout).toContain("no earlier conversation");
     expect(second.stdout).not.toContain("no earlier conversation");
     const firstTurn = /You: (This is visit number 1\b[^\n]*)/.exec(first.stdout);
-    expect(firstTurn, report(first)).not.toBeNull();
+    expect(firstTurn, describeRun(first)).not.toBeNull();
     const earlier = second.stdout.split("Earlier turns")[1] ?? "";
-    expect(earlier, report(second)).toContain(firstTurn![1]!);
+    expect(earlier, describeRun(second)).toContain(firstTurn![1]!);
     expect(second.stdout).toContain("This is visit number 2");
   });
 
@@ -142,17 +100,17 @@ describe("npm run demo", () => {
       const port = await closedPort();
       const apiKey = "sk-demo-test-key-never-printed";
       const run = await runDemo(
-        cleanEnv({
+        demoEnv({
           STUDIO_DEMO_DIR: dir,
           STUDIO_API_KEY: apiKey,
           STUDIO_BASE_URL: `http://127.0.0.1:${port}/studio`,
           STUDIO_PROXY_URL: `http://127.0.0.1:${port}/inference`,
         }),
       );
-      expect(run.timedOut, report(run)).toBe(false);
-      expect(run.code, report(run)).not.toBe(0);
+      expect(run.timedOut, describeRun(run)).toBe(false);
+      expect(run.code, describeRun(run)).not.toBe(0);
       expect(run.stdout).toContain("Running against the real service");
-      expect(run.stderr, report(run)).toContain('Demo failed at step "Public models"');
+      expect(run.stderr, describeRun(run)).toContain('Demo failed at step "Public models"');
       expect(run.stderr).toMatch(/Error: .*(connect|Connection)/i);
       expect(run.stderr).toContain("Hint: Check STUDIO_BASE_URL and STUDIO_PROXY_URL");
       expect(run.stdout + run.stderr).not.toContain(apiKey);

@@ -1,10 +1,10 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { beforeEach, describe, expect, it } from "vitest";
 import { loadDatasetConversations, StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
 import { StudioValidationError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
-import { view } from "../../unit/chat_history/helpers";
+import { view } from "../../helpers/thread-messages";
 
 const emulator = useEmulator();
 
@@ -16,19 +16,24 @@ beforeEach(async () => {
   await emulator.handle.reset();
 });
 
+/** Conversation number `i` of the dataset: a question, a tool call and its result, an answer. */
+function conversationOf(i: number): BaseMessage[] {
+  return [
+    new HumanMessage(`question ${i}`),
+    new AIMessage({
+      content: "",
+      tool_calls: [{ id: `call_${i}`, name: "search", args: { q: i }, type: "tool_call" }],
+    }),
+    new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, artifact: { i } }),
+    new AIMessage(`answer ${i}`),
+  ];
+}
+
 async function seed(): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
     const history = new StudioChatMessageHistory({ ...options(), datasetId: "ds_eval" });
-    await history.addMessages([
-      new HumanMessage(`question ${i}`),
-      new AIMessage({
-        content: "",
-        tool_calls: [{ id: `call_${i}`, name: "search", args: { q: i }, type: "tool_call" }],
-      }),
-      new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, artifact: { i } }),
-      new AIMessage(`answer ${i}`),
-    ]);
+    await history.addMessages(conversationOf(i));
     ids.push(history.threadId!);
   }
   // Not in the dataset: must not show up.
@@ -49,17 +54,7 @@ describe("loadDatasetConversations", () => {
       seen.push(conversation.threadId);
       expect(conversation.createdAt).toBeDefined();
       const i = ids.indexOf(conversation.threadId);
-      expect(conversation.messages.map(view)).toEqual(
-        [
-          new HumanMessage(`question ${i}`),
-          new AIMessage({
-            content: "",
-            tool_calls: [{ id: `call_${i}`, name: "search", args: { q: i }, type: "tool_call" }],
-          }),
-          new ToolMessage({ content: `result ${i}`, tool_call_id: `call_${i}`, artifact: { i } }),
-          new AIMessage(`answer ${i}`),
-        ].map(view),
-      );
+      expect(conversation.messages.map(view)).toEqual(conversationOf(i).map(view));
     }
     expect(seen).toEqual(ids);
     const calls = emulator.handle.requests.filter((r) =>

@@ -12,7 +12,7 @@ import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
 import { StudioNotFoundError, StudioValidationError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
-import { view } from "../../unit/chat_history/helpers";
+import { view } from "../../helpers/thread-messages";
 
 const emulator = useEmulator();
 

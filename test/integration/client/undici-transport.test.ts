@@ -56,6 +56,28 @@ function newClient(options: ConstructorParameters<typeof StudioClient>[0] = {}):
   return client;
 }
 
+/**
+ * Answers with a stream of up to 500 chunks, 5 ms apart: long enough that only a client going
+ * away early ends it before the end, and bounded if it never does.
+ */
+function serveLongStream(): { written: () => number; clientLeft: () => boolean } {
+  let written = 0;
+  let clientLeft = false;
+  server.handle(async (_req, res) => {
+    res.on("close", () => {
+      clientLeft = !res.writableFinished;
+    });
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (let i = 0; i < 500 && !res.destroyed; i++) {
+      res.write(chunk(`part ${i}`));
+      written++;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    res.end("data: [DONE]\n\n");
+  });
+  return { written: () => written, clientLeft: () => clientLeft };
+}
+
 describe("undici transport", () => {
   it("makes calls over one kept-alive connection with the right headers", async () => {
     server.handle((req, res) =>
@@ -115,29 +137,15 @@ describe("undici transport", () => {
   });
 
   it("an early break cancels the request and the server sees the connection go", async () => {
-    let serverSawClose = false;
-    let written = 0;
-    server.handle(async (_req, res) => {
-      res.on("close", () => {
-        serverSawClose = !res.writableFinished;
-      });
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      // Bounded: at most 500 chunks, 5 ms apart, unless the client goes away first.
-      for (let i = 0; i < 500 && !res.destroyed; i++) {
-        res.write(chunk(`part ${i}`));
-        written++;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      res.end("data: [DONE]\n\n");
-    });
+    const stream = serveLongStream();
     const c = newClient();
     let seen = 0;
     for await (const _ of c.streamChatCompletion(body)) {
       if (++seen === 3) break;
     }
     expect(seen).toBe(3);
-    expect(await waitFor(() => serverSawClose)).toBe(true);
-    expect(written).toBeLessThan(500);
+    expect(await waitFor(stream.clientLeft)).toBe(true);
+    expect(stream.written()).toBeLessThan(500);
   });
 
   it("after [DONE] the connection goes back to the pool", async () => {
@@ -287,24 +295,13 @@ describe("undici transport", () => {
 
 describe("fetch transport against a real server", () => {
   it("an early break cancels the request", async () => {
-    let serverSawClose = false;
-    server.handle(async (_req, res) => {
-      res.on("close", () => {
-        serverSawClose = !res.writableFinished;
-      });
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      for (let i = 0; i < 500 && !res.destroyed; i++) {
-        res.write(chunk(`part ${i}`));
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      res.end();
-    });
+    const stream = serveLongStream();
     const c = newClient({ fetch: globalThis.fetch });
     let seen = 0;
     for await (const _ of c.streamChatCompletion(body)) {
       if (++seen === 2) break;
     }
-    expect(await waitFor(() => serverSawClose)).toBe(true);
+    expect(await waitFor(stream.clientLeft)).toBe(true);
   });
 
   it("does not follow redirects either", async () => {

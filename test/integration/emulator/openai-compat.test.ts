@@ -3,6 +3,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v3";
 import { useEmulator } from "../../helpers/emulator";
+import { mergeStream } from "../../helpers/stream";
 
 const emulator = useEmulator();
 
@@ -54,11 +55,8 @@ describe("ChatOpenAI against the emulator's proxy address", () => {
         type: "tool_call",
       },
     ]);
-    let merged: Awaited<ReturnType<typeof bound.invoke>> | undefined;
-    for await (const chunk of await bound.stream("please use get_weather")) {
-      merged = merged ? merged.concat(chunk) : chunk;
-    }
-    expect(merged?.tool_calls).toEqual([
+    const merged = await mergeStream(await bound.stream("please use get_weather"));
+    expect(merged.tool_calls).toEqual([
       expect.objectContaining({ name: "get_weather", args: { city: "x" } }),
     ]);
   });

@@ -272,7 +272,8 @@ describe("messages", () => {
       role: "user",
       content: [{ type: "text", text: "Hello" }],
     });
-    const rich = await addMessage(thread.id, {
+    // Every field of the input comes back as written.
+    const richInput = {
       role: "assistant",
       content: [
         { type: "text", text: "see" },
@@ -281,17 +282,9 @@ describe("messages", () => {
       ],
       metadata: { lc_kwargs: "{}" },
       attachments: [{ fileId: "file_1", tools: [{ type: "code_interpreter" }] }],
-    });
-    expect(rich.body).toMatchObject({
-      role: "assistant",
-      content: [
-        { type: "text", text: "see" },
-        { type: "image_url", imageUrl: { url: "https://example.com/a.png", detail: "low" } },
-        { type: "image_file", imageFile: { fileId: "file_1" } },
-      ],
-      metadata: { lc_kwargs: "{}" },
-      attachments: [{ fileId: "file_1", tools: [{ type: "code_interpreter" }] }],
-    });
+    };
+    const rich = await addMessage(thread.id, richInput);
+    expect(rich.body).toMatchObject(richInput);
     const got = await studio<ThreadMessage>(
       emulator.handle,
       "GET",

@@ -112,6 +112,38 @@ export function chatChunks(pieces: string[], id = "chatcmpl-1", model = "studio/
   ];
 }
 
+/**
+ * The chunks of one streamed `lookup` tool call whose arguments arrive in `fragments`: the first
+ * carries the call's id and name, the rest only more arguments (no role or finish chunk).
+ */
+export function toolCallChunks(
+  fragments: string[],
+  { callId = "call_1", id = "chatcmpl-1", model = "studio/echo-small" } = {},
+) {
+  const base = { id, object: "chat.completion.chunk", created: 1, model };
+  return fragments.map((args, i) => ({
+    ...base,
+    choices: [
+      {
+        index: 0,
+        delta: {
+          tool_calls: [
+            i === 0
+              ? {
+                  index: 0,
+                  id: callId,
+                  type: "function",
+                  function: { name: "lookup", arguments: args },
+                }
+              : { index: 0, function: { arguments: args } },
+          ],
+        },
+        finish_reason: null,
+      },
+    ],
+  }));
+}
+
 /** A minimal valid chat completion. */
 export function chatCompletion(content: string, extra: Record<string, unknown> = {}) {
   return {

@@ -10,7 +10,6 @@
  */
 import {
   AIMessage,
-  type AIMessageChunk,
   type BaseMessage,
   ChatMessage,
   FunctionMessage,
@@ -24,7 +23,8 @@ import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
-import { type Loopback, splitAt, startLoopback, writePieces } from "./loopback";
+import { mergeStream } from "../../helpers/stream";
+import { type Loopback, splitAt, startLoopback, toolCallChunks, writePieces } from "./loopback";
 
 const MODEL = "studio/echo-small";
 
@@ -72,27 +72,7 @@ function sseText(plan: Plan): string {
       ...base,
       choices: [{ index: 0, delta: { content }, finish_reason: null }],
     })),
-    ...plan.args.map((args, i) => ({
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: {
-            tool_calls: [
-              i === 0
-                ? {
-                    index: 0,
-                    id: "call_p",
-                    type: "function",
-                    function: { name: "lookup", arguments: args },
-                  }
-                : { index: 0, function: { arguments: args } },
-            ],
-          },
-          finish_reason: null,
-        },
-      ],
-    })),
+    ...toolCallChunks(plan.args, { callId: "call_p", id: base.id }),
     {
       ...base,
       choices: [{ index: 0, delta: {}, finish_reason: plan.args.length ? "tool_calls" : "stop" }],
@@ -159,14 +139,6 @@ const cuts = fc.oneof(
   { weight: 4, arbitrary: fc.array(fc.nat(), { maxLength: 30 }) },
 );
 
-async function viaStream(model: ChatStudio): Promise<AIMessageChunk> {
-  let merged: AIMessageChunk | undefined;
-  for await (const chunk of await model.stream("hi"))
-    merged = merged ? merged.concat(chunk) : chunk;
-  if (!merged) throw new Error("no chunks");
-  return merged;
-}
-
 describe("ChatStudio stream results do not depend on chunking (property)", () => {
   it("stream() and streaming invoke() give the generated text, tool call and usage for any split of the bytes", async () => {
     const streamed = new ChatStudio({ model: MODEL, client });
@@ -183,7 +155,10 @@ describe("ChatStudio stream results do not depend on chunking (property)", () =>
               );
         const expectedText = p.text.join("");
         const expectedArgs = p.args.length ? JSON.parse(p.args.join("")) : undefined;
-        for (const message of [await viaStream(streamed), await invoked.invoke("hi")]) {
+        for (const message of [
+          await mergeStream(await streamed.stream("hi")),
+          await invoked.invoke("hi"),
+        ]) {
           expect(message.content).toBe(expectedText);
           if (expectedArgs) {
             expect(message.tool_calls).toHaveLength(1);

@@ -97,6 +97,11 @@ async function eventually<T>(check: () => T, ok: (value: T) => boolean, ms = 600
   return value;
 }
 
+/** `check()` once it is 0, or its last value when it does not get there in time. */
+function eventuallyZero(check: () => number): Promise<number> {
+  return eventually(check, (n) => n === 0);
+}
+
 function connected(a: Agent): number {
   return Object.values(a.stats).reduce((sum, s) => sum + Number(s.connected), 0);
 }
@@ -118,18 +123,8 @@ describe("request timeout", () => {
     expect((error as StudioTimeoutError).timeoutMs).toBe(400);
     expect(ms).toBeGreaterThanOrEqual(390);
     expect(ms).toBeLessThan(400 + MARGIN_MS);
-    expect(
-      await eventually(
-        () => busy(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => busy(agent))).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
     expect(
       await eventually(
         () => server.openSockets(),
@@ -147,12 +142,7 @@ describe("request timeout", () => {
     const { error, ms } = await timed(llm.invoke("hello"));
     expect(error).toBeInstanceOf(StudioTimeoutError);
     expect(ms).toBeLessThan(300 + MARGIN_MS);
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 
   it("a per-call timeout fires within its bound too (core turns it into an abort signal)", async () => {
@@ -171,12 +161,7 @@ describe("request timeout", () => {
       expect(["StudioTimeoutError", "TimeoutError"]).toContain((error as Error).name);
       expect(ms).toBeLessThan(300 + MARGIN_MS);
     }
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 
   it("retried timeouts stay bounded: (1 + maxRetries) attempts and their backoff, nothing more", async () => {
@@ -189,12 +174,7 @@ describe("request timeout", () => {
     expect(server.seen.length - before).toBe(2);
     // Two timeouts and one backoff of at most 0.5 s.
     expect(ms).toBeLessThan(2 * 200 + 500 + MARGIN_MS);
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 });
 
@@ -214,18 +194,8 @@ describe("emulator latency", () => {
     expect(error).toBeInstanceOf(StudioTimeoutError);
     // A read is retried after a timeout: 3 attempts of 300 ms and backoff of at most 0.5 + 1 s.
     expect(ms).toBeLessThan(3 * 300 + 1500 + MARGIN_MS);
-    expect(
-      await eventually(
-        () => busy(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => busy(agent))).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 
   it("a slow chat completion times out within its bound", async () => {
@@ -241,6 +211,18 @@ describe("emulator latency", () => {
 });
 
 describe("stream idle timeout", () => {
+  /** On the stream of one event per 150 ms, with an idle bound well above that. */
+  function slowEventsModel(): ChatStudio {
+    return new ChatStudio({
+      model: MODEL,
+      client: client({
+        proxyUrl: `${server.origin}/slow-events`,
+        streamIdleTimeout: 400,
+        maxRetries: 0,
+      }),
+    });
+  }
+
   it("a stream that goes silent raises StudioTimeoutError within the idle bound, after the chunks that came", async () => {
     const model = new ChatStudio({
       model: MODEL,
@@ -266,29 +248,12 @@ describe("stream idle timeout", () => {
     expect(seen.join("")).toBe("Hel");
     expect(silentFor).toBeGreaterThanOrEqual(390);
     expect(silentFor).toBeLessThan(400 + MARGIN_MS);
-    expect(
-      await eventually(
-        () => busy(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
-    expect(
-      await eventually(
-        () => connected(agent),
-        (n) => n === 0,
-      ),
-    ).toBe(0);
+    expect(await eventuallyZero(() => busy(agent))).toBe(0);
+    expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 
   it("a slow reader is not the server's silence: a consumer slower than the idle bound still gets the whole answer", async () => {
-    const model = new ChatStudio({
-      model: MODEL,
-      client: client({
-        proxyUrl: `${server.origin}/slow-events`,
-        streamIdleTimeout: 400,
-        maxRetries: 0,
-      }),
-    });
+    const model = slowEventsModel();
     let text = "";
     for await (const chunk of await model.stream("hello")) {
       text += chunk.content;
@@ -298,14 +263,7 @@ describe("stream idle timeout", () => {
   });
 
   it("events that keep coming, each within the idle bound, never trip it", async () => {
-    const model = new ChatStudio({
-      model: MODEL,
-      client: client({
-        proxyUrl: `${server.origin}/slow-events`,
-        streamIdleTimeout: 400,
-        maxRetries: 0,
-      }),
-    });
+    const model = slowEventsModel();
     let text = "";
     for await (const chunk of await model.stream("hello")) text += chunk.content;
     expect(text).toBe("abcd");

@@ -12,7 +12,7 @@ import type {
 } from "../../../src/api-types";
 import type { StudioClient } from "../../../src/client";
 import { StudioAPIError } from "../../../src/errors";
-import { storeLikeServer } from "./helpers";
+import { storeLikeServer } from "../../helpers/thread-messages";
 
 /** What the next write does: succeed, fail before storing, or store and then fail. */
 export type Step = "ok" | { before: Error } | { after: Error };

@@ -19,7 +19,7 @@ import {
 } from "../../../src/converters/thread-messages";
 import { StudioResponseError, StudioValidationError } from "../../../src/errors";
 import { validateMetadata } from "../../../src/validation";
-import { storeLikeServer, view } from "../chat_history/helpers";
+import { storeLikeServer, view } from "../../helpers/thread-messages";
 
 function roundTrip(message: BaseMessage, valueForm = false): BaseMessage {
   const input = encodeMessage(message, "cid-1");

@@ -17,7 +17,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../../src/converters/thread-messages";
 import { validateMetadata } from "../../../src/validation";
-import { storeLikeServer, view } from "../chat_history/helpers";
+import { storeLikeServer, view } from "../../helpers/thread-messages";
 
 /** JSON values as they come back from JSON (no -0, no undefined inside). */
 const json = fc

@@ -6,7 +6,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import type { Assistant, ChatCompletionRequest } from "../../../src/api-types";
 import { createAssistant, getAssistant, loadAssistantAgent } from "../../../src/assistants";
@@ -15,6 +15,7 @@ import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient, type StudioClientOptions } from "../../../src/client";
 import { StudioValidationError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
+import { useOfflineNock } from "../../helpers/nock";
 
 const ORIGIN = "https://studio.test";
 const KEY = "sk-bad-input-0123456789";
@@ -22,12 +23,7 @@ const MODEL = "studio/echo-small";
 
 let requests: string[] = [];
 
-beforeAll(() => {
-  nock.disableNetConnect();
-});
-afterAll(() => {
-  nock.enableNetConnect();
-});
+useOfflineNock();
 beforeEach(() => {
   requests = [];
   for (const method of ["GET", "POST", "DELETE"]) {
@@ -39,9 +35,6 @@ beforeEach(() => {
         return [500, { error: { message: "must not be reached" } }];
       });
   }
-});
-afterEach(() => {
-  nock.cleanAll();
 });
 
 function client(options: StudioClientOptions = {}): StudioClient {

@@ -17,14 +17,16 @@ import {
 import { tool } from "@langchain/core/tools";
 import fc from "fast-check";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { ThreadMessage, ThreadMessageInput, Tool } from "../../../src/api-types";
+import { describe, expect, it } from "vitest";
+import type { ThreadMessageInput, Tool } from "../../../src/api-types";
 import { createAssistant } from "../../../src/assistants";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import { convertAssistantToolToChatTool } from "../../../src/converters/assistant-tools";
 import { decodeMessage, encodeMessage } from "../../../src/converters/thread-messages";
 import { StudioValidationError } from "../../../src/errors";
+import { useOfflineNock } from "../../helpers/nock";
+import { storeLikeServer, view } from "../../helpers/thread-messages";
 
 // ---------------------------------------------------------------------------------------------
 // Shared helpers
@@ -51,51 +53,6 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 // ---------------------------------------------------------------------------------------------
 // History codec at its boundaries
 // ---------------------------------------------------------------------------------------------
-
-/** A store that keeps strings as UTF-8 (as a database would): lone surrogates do not survive. */
-function storeAsUtf8(input: ThreadMessageInput): ThreadMessage {
-  const utf8 = (text: string) => Buffer.from(text, "utf8").toString("utf8");
-  const wire = JSON.parse(JSON.stringify(input)) as ThreadMessageInput;
-  const items =
-    typeof wire.content === "string"
-      ? [{ type: "text" as const, text: wire.content }]
-      : wire.content;
-  return {
-    id: "msg_1",
-    object: "thread.message",
-    createdAt: 1,
-    threadId: "thread_1",
-    role: wire.role,
-    content: items.map((item) => ({
-      ...item,
-      ...(item.text !== undefined && { text: utf8(item.text) }),
-    })),
-    metadata: Object.fromEntries(
-      Object.entries(wire.metadata ?? {}).map(([k, v]) => [k, utf8(String(v))]),
-    ),
-  };
-}
-
-function view(message: BaseMessage): string {
-  const m = message as unknown as Record<string, unknown>;
-  const fields = [
-    "content",
-    "id",
-    "name",
-    "additional_kwargs",
-    "response_metadata",
-    "tool_calls",
-    "invalid_tool_calls",
-    "usage_metadata",
-    "tool_call_id",
-    "status",
-    "artifact",
-    "role",
-  ];
-  const out: Record<string, unknown> = { type: message.getType() };
-  for (const field of fields) if (m[field] !== undefined) out[field] = m[field];
-  return canonical(out);
-}
 
 /** The JSON record the codec writes, read back from its metadata pieces. */
 function recordText(input: ThreadMessageInput): string {
@@ -207,9 +164,9 @@ describe("history codec at its metadata boundaries (property)", () => {
           }
           expect(recordText(input)).toHaveLength(total);
           expect(recordText(input).indexOf(MARKER)).toBe(start);
-          const decoded = decodeMessage(storeAsUtf8(input));
+          const decoded = decodeMessage(storeLikeServer(input, { utf8: true }));
           expect(decoded.constructor).toBe(original.constructor);
-          expect(view(decoded)).toBe(view(original));
+          expect(canonical(view(decoded))).toBe(canonical(view(original)));
           stored++;
         },
       ),
@@ -227,15 +184,7 @@ describe("history codec at its metadata boundaries (property)", () => {
 
 const ORIGIN = "https://studio.test";
 
-beforeAll(() => {
-  nock.disableNetConnect();
-});
-afterAll(() => {
-  nock.enableNetConnect();
-});
-afterEach(() => {
-  nock.cleanAll();
-});
+useOfflineNock();
 
 const propertyName = fc.oneof(
   { weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },

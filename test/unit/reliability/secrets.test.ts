@@ -9,7 +9,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import type { Assistant } from "../../../src/api-types";
 import { createAssistant, loadAssistantAgent } from "../../../src/assistants";
@@ -25,6 +25,7 @@ import {
   StudioValidationError,
 } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
+import { useOfflineNock } from "../../helpers/nock";
 
 const KEY = "sk-live-SECRET-b7d1e4f09a2c";
 const ORIGIN = "https://studio.test";
@@ -32,15 +33,7 @@ const BASE_URL = `${ORIGIN}/studio`;
 const PROXY_URL = `${ORIGIN}/inference`;
 const MODEL = "studio/echo-small";
 
-beforeAll(() => {
-  nock.disableNetConnect();
-});
-afterAll(() => {
-  nock.enableNetConnect();
-});
-afterEach(() => {
-  nock.cleanAll();
-});
+useOfflineNock();
 
 function client(extra: ConstructorParameters<typeof StudioClient>[0] = {}): StudioClient {
   return new StudioClient({

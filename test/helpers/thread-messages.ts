@@ -1,15 +1,17 @@
 /**
- * Test helpers shared by the codec and history unit tests: what a server of this family stores
- * for a written message, and the observable fields of a LangChain message.
+ * What a server of this family stores for a written thread message, and the observable fields of
+ * a LangChain message: shared by the codec, history and property tests.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ThreadMessage, ThreadMessageInput } from "../../../src/api-types";
+import type { ThreadMessage, ThreadMessageInput } from "../../src/api-types";
 
 export interface StoreOptions {
   id?: string;
   threadId?: string;
   /** Send text items back as `{ value }` objects, as some services of this family do. */
   valueForm?: boolean;
+  /** Keep strings as UTF-8, as a database would: a lone surrogate does not survive. */
+  utf8?: boolean;
 }
 
 /** The message a server returns after storing `input` (through JSON, like the wire). */
@@ -17,6 +19,9 @@ export function storeLikeServer(
   input: ThreadMessageInput,
   options: StoreOptions = {},
 ): ThreadMessage {
+  const keep = options.utf8
+    ? (text: string) => Buffer.from(text, "utf8").toString("utf8")
+    : (text: string) => text;
   const wire = JSON.parse(JSON.stringify(input)) as ThreadMessageInput;
   const items =
     typeof wire.content === "string"
@@ -28,12 +33,14 @@ export function storeLikeServer(
     createdAt: 1_700_000_000,
     threadId: options.threadId ?? "thread_1",
     role: wire.role,
-    content: items.map((item): ThreadMessage["content"][number] =>
-      options.valueForm && typeof item.text === "string"
-        ? { ...item, text: { value: item.text } }
-        : { ...item },
+    content: items.map((item): ThreadMessage["content"][number] => {
+      if (typeof item.text !== "string") return { ...item };
+      const text = keep(item.text);
+      return { ...item, text: options.valueForm ? { value: text } : text };
+    }),
+    metadata: Object.fromEntries(
+      Object.entries(wire.metadata ?? {}).map(([key, value]) => [key, keep(value)]),
     ),
-    metadata: wire.metadata ?? {},
   };
 }
 
