@@ -5,6 +5,7 @@
  *
  * The emulator runs in a child process by default, so its work does not land on the measured
  * thread and hide the client-side differences; `--in-process` runs it in this process instead.
+ * Ratios against the floor and ChatOpenAI are medians of per-round ratios (see `pairedRatioRow`).
  *
  *   npx tsx bench/chat.ts [--in-process]
  */
@@ -17,7 +18,14 @@ import { Pool } from "undici";
 import { ChatStudio } from "../src/chat_models";
 import { startEmulator } from "../src/emulator";
 import { startChildEmulator } from "./emulator-child";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
+import {
+  type BenchEntry,
+  type BenchRow,
+  measureRounds,
+  median,
+  pairedRatioRow,
+  runIfMain,
+} from "./harness";
 
 const MODEL = "studio/echo-small";
 const QUESTION = "Hello, how are you today?";
@@ -171,47 +179,57 @@ export const chatBench: BenchEntry = {
         throw new Error(`expected about 10,000 chunks per stream, got ${chunkCounts.studio}`);
       }
 
-      const perCall = await measureInterleaved(
+      const perCall = await measureRounds(
         {
           bare: () => bare.complete(QUESTION),
           floor: () => floor.invoke(QUESTION),
           studio: () => studio.invoke(QUESTION),
           openai: () => openai.invoke(QUESTION),
         },
-        { warmup: 300, rounds: 25, iterations: 200 },
+        { warmup: 1000, rounds: 80, iterations: 50 },
       );
-      const perStream = await measureInterleaved(
+      const perStream = await measureRounds(
         {
           floor: async () => drain(await floor.stream(LONG_QUESTION)),
           studio: async () => drain(await studio.stream(LONG_QUESTION)),
           openai: async () => drain(await openai.stream(LONG_QUESTION)),
         },
-        { warmup: 3, rounds: 15, iterations: 1 },
+        { warmup: 5, rounds: 30, iterations: 1 },
       );
       const perChunk = (name: "floor" | "studio" | "openai") =>
-        (perStream[name] ?? Number.NaN) / chunkCounts[name];
+        perStream[name].map((us) => us / chunkCounts[name]);
 
-      const us = (name: string) => perCall[name] ?? Number.NaN;
       return [
-        { what: `chat: bare undici request (${where})`, value: us("bare"), unit: "µs/call" },
-        { what: "chat: floor BaseChatModel.invoke", value: us("floor"), unit: "µs/call" },
-        { what: "chat: ChatOpenAI.invoke", value: us("openai"), unit: "µs/call" },
-        ratioRow("chat: ChatStudio.invoke", us("studio"), "µs/call", "floor", us("floor"), 1.15),
-        ratioRow(
+        {
+          what: `chat: bare undici request (${where})`,
+          value: median(perCall.bare),
+          unit: "µs/call",
+        },
+        { what: "chat: floor BaseChatModel.invoke", value: median(perCall.floor), unit: "µs/call" },
+        { what: "chat: ChatOpenAI.invoke", value: median(perCall.openai), unit: "µs/call" },
+        pairedRatioRow(
           "chat: ChatStudio.invoke",
-          us("studio"),
+          perCall.studio,
+          "µs/call",
+          "floor",
+          perCall.floor,
+          1.15,
+        ),
+        pairedRatioRow(
+          "chat: ChatStudio.invoke",
+          perCall.studio,
           "µs/call",
           "ChatOpenAI",
-          us("openai"),
+          perCall.openai,
           0.6,
         ),
         {
           what: `chat: floor stream (${chunkCounts.floor} chunks)`,
-          value: perChunk("floor"),
+          value: median(perChunk("floor")),
           unit: "µs/chunk",
         },
-        { what: "chat: ChatOpenAI stream", value: perChunk("openai"), unit: "µs/chunk" },
-        ratioRow(
+        { what: "chat: ChatOpenAI stream", value: median(perChunk("openai")), unit: "µs/chunk" },
+        pairedRatioRow(
           "chat: ChatStudio stream",
           perChunk("studio"),
           "µs/chunk",
@@ -219,7 +237,7 @@ export const chatBench: BenchEntry = {
           perChunk("floor"),
           1.15,
         ),
-        ratioRow(
+        pairedRatioRow(
           "chat: ChatStudio stream",
           perChunk("studio"),
           "µs/chunk",

@@ -8,10 +8,9 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { pathToFileURL } from "node:url";
 import { Pool } from "undici";
 import { StudioClient } from "../src/client";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow } from "./harness";
+import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
 
 const COMPLETION = JSON.stringify({
   id: "chatcmpl_bench",
@@ -97,17 +96,4 @@ async function run(): Promise<BenchRow[]> {
 
 export const clientBench: BenchEntry = { name: "client", run };
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  run()
-    .then((rows) => {
-      for (const row of rows) {
-        console.log(
-          `${row.what}: ${row.value.toFixed(1)} ${row.unit} vs ${row.reference} ${(row.value / row.ratio!).toFixed(1)} ${row.unit} -> ${row.ratio!.toFixed(3)}x (target ${row.target}: ${row.pass ? "pass" : "FAIL"})`,
-        );
-      }
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+await runIfMain(import.meta.url, clientBench);

@@ -242,3 +242,55 @@ export async function runIfMain(moduleUrl: string, entry: BenchEntry): Promise<v
     process.exitCode = 1;
   }
 }
+
+/**
+ * Per-round µs per call of every candidate. Each round is one harness round (`iterations` calls
+ * of each candidate in turn); the order is reversed every other round, so that no candidate always
+ * runs first or right after the same neighbour (ChatOpenAI's rounds leave the most garbage).
+ */
+export async function measureRounds<K extends string>(
+  candidates: Record<K, () => Promise<unknown>>,
+  { warmup, rounds, iterations }: { warmup: number; rounds: number; iterations: number },
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(candidates) as K[];
+  const forward = candidates as Record<string, () => Promise<unknown>>;
+  const backward = Object.fromEntries([...names].reverse().map((name) => [name, candidates[name]]));
+  await measureInterleaved(forward, { warmup, rounds: 1, iterations: 1 });
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+    K,
+    number[]
+  >;
+  for (let r = 0; r < rounds; r++) {
+    const round = await measureInterleaved(r % 2 === 0 ? forward : backward, {
+      warmup: 0,
+      rounds: 1,
+      iterations,
+    });
+    for (const name of names) samples[name].push(round[name] ?? Number.NaN);
+  }
+  return samples;
+}
+
+/**
+ * A ratio row whose ratio is the median of the per-round ratios rather than the ratio of the
+ * medians. Rounds of two candidates that ran side by side share the machine's state; on a shared
+ * 2-core machine that state flips between regimes (measured: the same build gave 1.035x to 1.09x
+ * as a ratio of medians within minutes, 1.037x to 1.047x as a median of per-round ratios), so
+ * only the paired ratio gives the same verdict run after run. Values are the medians, as in
+ * every other row.
+ */
+export function pairedRatioRow(
+  what: string,
+  values: number[],
+  unit: string,
+  reference: string,
+  references: number[],
+  maxRatio: number,
+): BenchRow {
+  const ratio = median(values.map((value, i) => value / (references[i] ?? Number.NaN)));
+  return {
+    ...ratioRow(what, median(values), unit, reference, median(references), maxRatio),
+    ratio,
+    pass: ratio <= maxRatio,
+  };
+}

@@ -10,7 +10,14 @@ import { LLM } from "@langchain/core/language_models/llms";
 import { Pool } from "undici";
 import { StudioLLM } from "../src/llms";
 import { startChildEmulator } from "./emulator-child";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
+import {
+  type BenchEntry,
+  type BenchRow,
+  measureRounds,
+  median,
+  pairedRatioRow,
+  runIfMain,
+} from "./harness";
 
 const MODEL = "studio/echo-text";
 const PROMPT = "Hello, how are you today?";
@@ -66,24 +73,23 @@ export const llmBench: BenchEntry = {
       const expected = await bare.invoke(PROMPT);
       const got = await studio.invoke(PROMPT);
       if (got !== expected) throw new Error(`the two answers differ: ${got} vs ${expected}`);
-      // Many short rounds: on a shared machine a burst of load then spoils a few rounds of both
-      // candidates, which the median drops, instead of one long round of one of them.
-      const times = await measureInterleaved(
+      // Many short rounds, order alternating, and the ratio as the median of per-round ratios:
+      // on a shared machine a burst of load then spoils a few rounds of both candidates alike,
+      // and a change of the machine's regime cannot tip the verdict (see `pairedRatioRow`).
+      const times = await measureRounds(
         { bare: () => bare.invoke(PROMPT), studio: () => studio.invoke(PROMPT) },
-        { warmup: 500, rounds: 41, iterations: 100 },
+        { warmup: 1000, rounds: 80, iterations: 50 },
       );
-      const studioUs = times.studio ?? Number.NaN;
-      const bareUs = times.bare ?? Number.NaN;
       return [
-        ratioRow(
+        pairedRatioRow(
           "StudioLLM.invoke (emulator, non-streaming)",
-          studioUs,
+          times.studio,
           "µs/call",
           "bare-undici LLM",
-          bareUs,
+          times.bare,
           TARGET_RATIO,
         ),
-        { what: "bare-undici LLM.invoke (reference)", value: bareUs, unit: "µs/call" },
+        { what: "bare-undici LLM.invoke (reference)", value: median(times.bare), unit: "µs/call" },
       ];
     } finally {
       await studio.client.close();

@@ -248,8 +248,12 @@ export class Requester {
       while (!result.done) {
         done = collectChunks(decoder.decode(result.value), validator, tracker, streamPath, batch);
         if (done) {
+          // Over: the socket goes back to the pool and the timers stop before the last batch
+          // is handed out, not after the consumer is through with it.
           bodyDone = true;
           open.response.release();
+          open.idle.stop();
+          open.unlink?.();
           break;
         }
         if (batch.length > 0) {
@@ -285,7 +289,14 @@ export class Requester {
         throw new StudioStreamError(streamPath, tracker.describeCut() + hint);
       }
     } catch (error) {
-      const failure = this.#streamFailure(error, spec, streamPath, open.idle.control, signal, idleMs);
+      const failure = this.#streamFailure(
+        error,
+        spec,
+        streamPath,
+        open.idle.control,
+        signal,
+        idleMs,
+      );
       // The good chunks of the read that held the bad event go out before the error.
       if (batch.length > 0) {
         const ready = batch;

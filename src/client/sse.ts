@@ -192,7 +192,7 @@ export function parsePayload(event: SSEEvent, path: string): unknown {
   const kind = event.event;
   if (kind !== undefined && kind !== "message" && kind !== "error") return SKIP;
   const data = event.data;
-  // A JSON object cannot trim to [DONE]: the trim, a scan of the whole text, is left for others.
+  // Data starting with "{" (every chunk) cannot trim to [DONE]; only other data pays for a trim.
   if (data === "[DONE]" || (data.charCodeAt(0) !== 123 /* "{" */ && data.trim() === "[DONE]")) {
     return DONE;
   }

@@ -11,7 +11,7 @@ import {
 } from "../api-types";
 import { StudioStreamError } from "../errors";
 import { isChatCompletionChunk, isTextCompletionChunk } from "./shape-checks";
-import { DONE, parsePayload, type SSEEvent, SKIP } from "./sse";
+import { DONE, parsePayload, SKIP, type SSEEvent } from "./sse";
 import { formatIssue } from "./validate-response";
 
 interface ChoiceLike {

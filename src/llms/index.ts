@@ -153,7 +153,10 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   /** The snake_case request parameters for a call: call option, else field, then `modelKwargs`. */
   override invocationParams(options?: this["ParsedCallOptions"]): CompletionParams {
     const echo = options?.echo ?? this.echo;
-    return { ...(echo !== undefined && { echo }), ...buildCompletionParams(this, options) };
+    const params = buildCompletionParams(this, options);
+    // A fresh object per call, so a request can fill in `prompt` in place (see `_generate`);
+    // `echo`, when set, stays the first key.
+    return echo === undefined ? params : { echo, ...params };
   }
 
   override _identifyingParams(): Record<string, unknown> {
@@ -185,31 +188,52 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   ): Promise<LLMResult> {
     options.signal?.throwIfAborted();
     validateLLMCallOptions(options);
-    const params = this.invocationParams(options);
     const requestOptions = buildRequestOptions(this, options);
-    const run = (prompt: string, promptIndex: number) =>
-      this.streaming
-        ? this.streamPrompt({ ...params, prompt, stream: true }, requestOptions, {
-            promptIndex,
-            runManager,
-          })
-        : this.completePrompt({ ...params, prompt }, requestOptions);
     // With retries off, the caller only bounds concurrency; without a bound it would cost a
     // p-queue and p-retry round (~10 µs) per call for nothing, so it is skipped.
     const bounded = this.maxConcurrency !== undefined && Number.isFinite(this.maxConcurrency);
-    const results = await Promise.all(
-      prompts.map((prompt, promptIndex) =>
-        bounded
-          ? this.caller.callWithOptions({ signal: options.signal }, run, prompt, promptIndex)
-          : run(prompt, promptIndex),
-      ),
-    );
+    // Each request gets its own parameters object and fills in `prompt` in place: a spread copy
+    // of a shared one plus a new key takes V8's slow path; and no closure is made per call (tsx's
+    // keepNames turns each into a defineProperty). Together about 2 µs of a ~10 µs call.
+    const results =
+      prompts.length === 1 && !bounded
+        ? [await this.runPrompt(prompts[0] as string, 0, options, requestOptions, runManager)]
+        : await Promise.all(
+            prompts.map((prompt, promptIndex) =>
+              bounded
+                ? this.caller.callWithOptions(
+                    { signal: options.signal },
+                    this.runPrompt.bind(this),
+                    prompt,
+                    promptIndex,
+                    options,
+                    requestOptions,
+                    runManager,
+                  )
+                : this.runPrompt(prompt, promptIndex, options, requestOptions, runManager),
+            ),
+          );
     let tokenUsage: TokenUsage | undefined;
     for (const result of results) tokenUsage = addTokenUsage(tokenUsage, result.tokenUsage);
     return {
       generations: results.map((result) => result.generations),
       llmOutput: tokenUsage === undefined ? {} : { tokenUsage },
     };
+  }
+
+  /** One prompt's request: streamed (tokens to the callbacks) when `streaming` is on. */
+  private runPrompt(
+    prompt: string,
+    promptIndex: number,
+    options: this["ParsedCallOptions"],
+    requestOptions: RequestOptions,
+    runManager: CallbackManagerForLLMRun | undefined,
+  ): Promise<PromptResult> {
+    const body = this.invocationParams(options) as TextCompletionRequest;
+    body.prompt = prompt;
+    if (!this.streaming) return this.completePrompt(body, requestOptions);
+    body.stream = true;
+    return this.streamPrompt(body, requestOptions, { promptIndex, runManager });
   }
 
   /**

@@ -14,8 +14,10 @@ import {
 } from "@langchain/core/utils/testing";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ChatCompletionChunk } from "../../../src/api-types";
+import { StudioClient } from "../../../src/client";
 import { StudioStreamError } from "../../../src/errors";
-import { MODEL, newModel, replyStream, textChunks } from "./helpers";
+import { KEY, MODEL, newModel, PROXY_URL, replyStream, textChunks } from "./helpers";
 
 expect.extend(streamMatchers);
 
@@ -121,6 +123,35 @@ describe("_streamResponseChunks", () => {
     await expect(newModel({ streaming: true }).invoke("hi")).rejects.toBeInstanceOf(
       StudioStreamError,
     );
+  });
+
+  it("an abort between two chunks of one network read stops at once", async () => {
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    class AbortOnSecond extends BaseCallbackHandler {
+      name = "abort-on-second";
+      override handleLLMNewToken(token: string): void {
+        tokens.push(token);
+        if (tokens.length === 2) controller.abort();
+      }
+    }
+    const words = Array.from({ length: 50 }, (_, i) => `w${i} `);
+    replyStream(textChunks(words));
+    const model = newModel({ streaming: true, callbacks: [new AbortOnSecond()] });
+    await expect(model.invoke("hi", { signal: controller.signal })).rejects.toThrow(/abort/i);
+    expect(tokens).toHaveLength(2);
+  });
+
+  it("a client subclass with its own streamChatCompletion is streamed through", async () => {
+    class Canned extends StudioClient {
+      override async *streamChatCompletion(): AsyncGenerator<ChatCompletionChunk> {
+        yield* openAITextOnlyChunksWithUsage(MODEL) as ChatCompletionChunk[];
+      }
+    }
+    const client = new Canned({ apiKey: KEY, proxyUrl: PROXY_URL });
+    const chunks = await collect(await newModel({ client }).stream("hi"));
+    expect(concatAll(chunks).content).toBe("Hello world");
+    expect(chunks.at(-1)?.usage_metadata?.total_tokens).toBe(12);
   });
 
   it("an error event inside the stream is an error", async () => {

@@ -161,9 +161,7 @@ const chatChunk = object({
 
 const textChunk = object({
   ...chunkHeader,
-  choices: array(
-    object({ index: int, text: optional(str), finish_reason: nullish(str) }),
-  ),
+  choices: array(object({ index: int, text: optional(str), finish_reason: nullish(str) })),
 });
 
 const toolCall = object({
@@ -279,7 +277,8 @@ describe("on real stream chunks", () => {
         usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
       },
     ];
-    for (const chunk of chunks) expect(isChatCompletionChunk(JSON.parse(JSON.stringify(chunk)))).toBe(true);
+    for (const chunk of chunks)
+      expect(isChatCompletionChunk(JSON.parse(JSON.stringify(chunk)))).toBe(true);
   });
 
   it("leaves a wrong shape to zod", () => {

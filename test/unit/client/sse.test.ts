@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DONE, parsePayload, SSEDecoder, type SSEEvent, SSELineParser } from "../../../src/client";
+import {
+  DONE,
+  parsePayload,
+  SKIP,
+  SSEDecoder,
+  type SSEEvent,
+  SSELineParser,
+} from "../../../src/client";
 import { ChoiceTracker } from "../../../src/client/stream";
 import { StudioStreamError } from "../../../src/errors";
 import { collect, failure, intercept, makeClient, PROXY, sse, useNock } from "./helpers";
@@ -25,6 +32,15 @@ function ev(data: string, event?: string): SSEEvent {
 }
 
 describe("SSE text -> events", () => {
+  it("reads a data line without a colon, an empty one, and other fields starting with data", () => {
+    expect(text("data\n\n", "data:\n\n", "data: \n\n", "datum: x\ndata: y\n\n")).toEqual([
+      ev(""),
+      ev(""),
+      ev(""),
+      ev("y"),
+    ]);
+  });
+
   it("reads data with and without the space after the colon", () => {
     expect(text("data: a\n\n", "data:b\n\n", "data:  c\n\n")).toEqual([ev("a"), ev("b"), ev(" c")]);
   });
@@ -80,7 +96,19 @@ describe("SSE bytes -> events", () => {
   const line = fc.oneof(
     fc.string({ unit: "grapheme", maxLength: 12 }).map((s) => `data: ${s.replace(/[\r\n]/g, "")}`),
     fc.string({ unit: "grapheme", maxLength: 12 }).map((s) => `data:${s.replace(/[\r\n]/g, "")}`),
-    fc.constantFrom(": comment", "event: error", "id: 1", "retry: 5", "data: [DONE]", "data: é€𝄞"),
+    fc.constantFrom(
+      ": comment",
+      "event: error",
+      "event: ping",
+      "id: 1",
+      "retry: 5",
+      "data: [DONE]",
+      "data: é€𝄞",
+      "data",
+      "data:",
+      "data: ",
+      "datum: x",
+    ),
     fc.constant(""),
   );
   const stream = fc
@@ -129,6 +157,20 @@ describe("events -> payloads", () => {
     expect(() => parsePayload(ev('{"error":"boom"}'), "/p")).toThrow(StudioStreamError);
     expect(() => parsePayload(ev("went wrong", "error"), "/p")).toThrow(/went wrong/);
     expect(() => parsePayload(ev("{not json"), "/p")).toThrow(/not valid JSON/);
+  });
+
+  it("skips events of kinds other than message and error (keep-alive pings)", () => {
+    expect(parsePayload(ev('{"type":"ping"}', "ping"), "/p")).toBe(SKIP);
+    expect(parsePayload(ev("not JSON at all", "keep-alive"), "/p")).toBe(SKIP);
+    expect(parsePayload(ev('{"error":{"message":"x"}}', "heartbeat"), "/p")).toBe(SKIP);
+    expect(parsePayload(ev('{"id":"x"}', "message"), "/p")).toEqual({ id: "x" });
+    expect(parsePayload(ev("[DONE]", "message"), "/p")).toBe(DONE);
+    expect(() => parsePayload(ev('{"message":"boom"}', "error"), "/p")).toThrow(/boom/);
+  });
+
+  it("recognises a [DONE] padded with spaces, and never a JSON object", () => {
+    expect(parsePayload(ev(" [DONE] "), "/p")).toBe(DONE);
+    expect(parsePayload(ev('{"id":"[DONE]"}'), "/p")).toEqual({ id: "[DONE]" });
   });
 });
 
@@ -216,6 +258,18 @@ describe("streaming calls", () => {
     const error = await failure(makeClient().streamChatCompletion(body));
     expect(error).toBeInstanceOf(StudioStreamError);
     expect(error.message).toContain("field choices");
+  });
+
+  it("skips named events of unknown kinds and gives every chunk", async () => {
+    intercept(PROXY, "POST", "/chat/completions", () => [
+      200,
+      `event: ping\ndata: {"type":"ping"}\n\n${sse(delta("a"))}event: ping\ndata: :)\n\n${sse(
+        delta("b", "stop"),
+        "[DONE]",
+      )}`,
+    ]);
+    const chunks = await collect(makeClient().streamChatCompletion(body));
+    expect(chunks.map((c) => c.choices[0]?.delta?.content)).toEqual(["a", "b"]);
   });
 
   it("keeps usage from a final chunk with empty choices", async () => {
