@@ -148,78 +148,57 @@ function isChatMessage(value: unknown): boolean {
   return true;
 }
 
-/** Accepts only what `ChatCompletionChunkSchema` accepts and returns unchanged. */
-export function isChatCompletionChunk(value: unknown): value is ChatCompletionChunk {
-  if (!isPlainObject(value) || !hasChunkHeader(value)) return false;
+/**
+ * The frame all four shapes share: a plain object passing `header`, whose `choices` is a plain
+ * array of plain objects, each with an integer `index` and passing `choiceFits`.
+ */
+function hasChoices(
+  value: unknown,
+  header: (value: Fields) => boolean,
+  choiceFits: (choice: Fields) => boolean,
+): boolean {
+  if (!isPlainObject(value) || !header(value)) return false;
   const choices = value.choices;
   if (!isPlainArray(choices)) return false;
   for (let i = 0; i < choices.length; i++) {
     const choice: unknown = choices[i];
-    if (
-      !isPlainObject(choice) ||
-      !isInt(choice.index) ||
-      !isNullishString(choice.finish_reason) ||
-      !isOptionalDelta(choice.delta)
-    ) {
-      return false;
-    }
+    if (!isPlainObject(choice) || !isInt(choice.index) || !choiceFits(choice)) return false;
   }
   return true;
+}
+
+function isChatChunkChoice(choice: Fields): boolean {
+  return isNullishString(choice.finish_reason) && isOptionalDelta(choice.delta);
+}
+
+function isTextChunkChoice(choice: Fields): boolean {
+  return isOptionalString(choice.text) && isNullishString(choice.finish_reason);
+}
+
+function isChatChoice(choice: Fields): boolean {
+  return isNullableString(choice.finish_reason) && isChatMessage(choice.message);
+}
+
+function isTextChoice(choice: Fields): boolean {
+  return typeof choice.text === "string" && isNullableString(choice.finish_reason);
+}
+
+/** Accepts only what `ChatCompletionChunkSchema` accepts and returns unchanged. */
+export function isChatCompletionChunk(value: unknown): value is ChatCompletionChunk {
+  return hasChoices(value, hasChunkHeader, isChatChunkChoice);
 }
 
 /** Accepts only what `TextCompletionChunkSchema` accepts and returns unchanged. */
 export function isTextCompletionChunk(value: unknown): value is TextCompletionChunk {
-  if (!isPlainObject(value) || !hasChunkHeader(value)) return false;
-  const choices = value.choices;
-  if (!isPlainArray(choices)) return false;
-  for (let i = 0; i < choices.length; i++) {
-    const choice: unknown = choices[i];
-    if (
-      !isPlainObject(choice) ||
-      !isInt(choice.index) ||
-      !isOptionalString(choice.text) ||
-      !isNullishString(choice.finish_reason)
-    ) {
-      return false;
-    }
-  }
-  return true;
+  return hasChoices(value, hasChunkHeader, isTextChunkChoice);
 }
 
 /** Accepts only what `ChatCompletionSchema` accepts and returns unchanged. */
 export function isChatCompletion(value: unknown): value is ChatCompletion {
-  if (!isPlainObject(value) || !hasCompletionHeader(value)) return false;
-  const choices = value.choices;
-  if (!isPlainArray(choices)) return false;
-  for (let i = 0; i < choices.length; i++) {
-    const choice: unknown = choices[i];
-    if (
-      !isPlainObject(choice) ||
-      !isInt(choice.index) ||
-      !isNullableString(choice.finish_reason) ||
-      !isChatMessage(choice.message)
-    ) {
-      return false;
-    }
-  }
-  return true;
+  return hasChoices(value, hasCompletionHeader, isChatChoice);
 }
 
 /** Accepts only what `TextCompletionSchema` accepts and returns unchanged. */
 export function isTextCompletion(value: unknown): value is TextCompletion {
-  if (!isPlainObject(value) || !hasCompletionHeader(value)) return false;
-  const choices = value.choices;
-  if (!isPlainArray(choices)) return false;
-  for (let i = 0; i < choices.length; i++) {
-    const choice: unknown = choices[i];
-    if (
-      !isPlainObject(choice) ||
-      !isInt(choice.index) ||
-      typeof choice.text !== "string" ||
-      !isNullableString(choice.finish_reason)
-    ) {
-      return false;
-    }
-  }
-  return true;
+  return hasChoices(value, hasCompletionHeader, isTextChoice);
 }
