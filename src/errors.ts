@@ -14,7 +14,7 @@ export function registerSecret(secret: string | undefined): void {
   if (secret && secret.length >= 4) knownSecrets.add(secret);
 }
 
-/** Replaces every registered secret (and anything after a `Bearer `) with a placeholder. */
+/** Replaces every registered secret with a placeholder. */
 export function redactSecrets(text: string): string {
   let out = text;
   for (const secret of knownSecrets) {
@@ -122,8 +122,9 @@ export class StudioTimeoutError extends StudioError {
   readonly timeoutMs: number;
 
   constructor(method: string, path: string, timeoutMs: number, what = "request") {
+    const request = what === "request";
     super(
-      `${method} ${path} timed out: no ${what === "request" ? "complete response" : "stream event"} within ${timeoutMs} ms. Raise the "timeout" option if the service is slow.`,
+      `${method} ${path} timed out: no ${request ? "complete response" : "stream event"} within ${timeoutMs} ms. Raise the "${request ? "timeout" : "streamIdleTimeout"}" option if the service is slow.`,
     );
     this.method = method;
     this.path = path;

@@ -55,7 +55,9 @@ import {
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
   type StudioModelSettings,
+  validateBoolean,
   validateCallOptions,
+  validateMaxConcurrency,
 } from "../language_models/common";
 import { buildStructuredOutput } from "./structured_output";
 import type { ChatStudioCallOptions, ChatStudioInput } from "./types";
@@ -160,6 +162,9 @@ export class ChatStudio
 
   constructor(fields: ChatStudioInput) {
     const settings = resolveModelSettings(fields);
+    validateBoolean("streaming", fields.streaming);
+    validateBoolean("streamUsage", fields.streamUsage);
+    validateMaxConcurrency(fields.maxConcurrency);
     super(baseModelParams(fields));
     this.model = settings.model;
     defineApiKey(this, fields.apiKey);
@@ -256,7 +261,11 @@ export class ChatStudio
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
-    if (this.streaming) return this.#generateByStreaming(messages, options, runManager);
+    if (this.streaming) {
+      return this.#queueCalls
+        ? this.caller.call(() => this.#generateByStreaming(messages, options, runManager))
+        : this.#generateByStreaming(messages, options, runManager);
+    }
     const body = this.#requestBody(messages, options, false);
     const requestOptions = buildRequestOptions(this, options);
     // Core's AsyncCaller costs a p-queue and a p-retry round per call (measured: about 100 µs
@@ -382,11 +391,19 @@ export class ChatStudio
         streamUsage,
         provider: MODEL_PROVIDER,
         mapChunk: (chunk) => {
-          const studioChunk = chunk as unknown as ChatCompletionChunk;
+          let studioChunk = chunk as unknown as ChatCompletionChunk;
           first ??= studioChunk;
+          // Core's converter reads `choices[0]` whatever its index: with n > 1 the other choices'
+          // deltas would be merged into the first's blocks.
+          if (studioChunk.choices.some((choice) => choice.index !== 0)) {
+            studioChunk = {
+              ...studioChunk,
+              choices: studioChunk.choices.filter((choice) => choice.index === 0),
+            };
+          }
           const reason = studioChunk.choices[0]?.finish_reason;
           if (reason != null) finishReason = reason;
-          return chunk;
+          return studioChunk as unknown as OpenAICompletionsStreamChunk;
         },
       },
     );

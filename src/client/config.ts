@@ -74,9 +74,21 @@ const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
   }
 });
 
+/**
+ * What an HTTP header value may hold. Anything else fails inside the transport instead: undici as
+ * a "connection" error that is retried and blames the network, fetch with the value (the key) in
+ * its message. The value is never quoted here.
+ */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_VALUE_ERROR = "contains a line break or another character an HTTP header cannot carry";
+
+const headerValueSchema = z
+  .string({ error: "must be a string" })
+  .regex(HEADER_VALUE, { error: HEADER_VALUE_ERROR });
+
 const optionsSchema = z.object({
-  apiKey: z.string({ error: "must be a string" }).optional(),
-  orgId: z.string({ error: "must be a string" }).optional(),
+  apiKey: headerValueSchema.optional(),
+  orgId: headerValueSchema.optional(),
   baseUrl: addressSchema.optional(),
   proxyUrl: addressSchema.optional(),
   timeout: timeoutSchema.optional(),
@@ -88,9 +100,13 @@ const optionsSchema = z.object({
     .positive({ error: "must be a positive integer" })
     .optional(),
   defaultHeaders: z
-    .record(z.string(), z.string({ error: "values must be strings" }), {
-      error: "must be an object of header name to string",
-    })
+    .record(
+      z.string(),
+      z
+        .string({ error: "values must be strings" })
+        .regex(HEADER_VALUE, { error: `values must be header-safe: one ${HEADER_VALUE_ERROR}` }),
+      { error: "must be an object of header name to string" },
+    )
     .optional(),
   connections: z
     .number({ error: "must be a number" })
@@ -110,11 +126,16 @@ const optionsSchema = z.object({
 function env(name: string): string | undefined {
   // `process` is absent on some edge runtimes that the fetch transport targets.
   const value = typeof process === "undefined" ? undefined : process.env[name];
-  return value === "" ? undefined : value;
+  return nonEmpty(value);
 }
 
+/**
+ * "" counts as unset. Surrounding whitespace is dropped: a key read from a file or a heredoc ends
+ * with a newline, and a header value cannot carry it (fetch trims it, undici refuses it).
+ */
 function nonEmpty(value: string | undefined): string | undefined {
-  return value === "" ? undefined : value;
+  const text = typeof value === "string" ? value.trim() : value;
+  return text === "" ? undefined : text;
 }
 
 export function resolveConfig(options: StudioClientOptions): ResolvedConfig {

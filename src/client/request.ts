@@ -391,7 +391,7 @@ export class Requester {
       if (!isSuccess(response.status)) {
         let text = "";
         if (response.status < 300 || response.status >= 400) {
-          text = await response.text(ERROR_BODY_LIMIT).catch(() => "");
+          text = await response.text(ERROR_BODY_LIMIT, true).catch(() => "");
         }
         throw this.#statusError(response, spec, request, text);
       }

@@ -179,17 +179,21 @@ class UndiciStreamingResponse implements StreamingResponse {
     return headerRecord(this.#data.headers);
   }
 
-  async text(limit: number): Promise<string> {
+  async text(limit: number, truncate = false): Promise<string> {
     const body = this.#data.body;
     const parts: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of body) {
-      size += (chunk as Uint8Array).byteLength;
-      if (size > limit) {
+      const bytes = chunk as Uint8Array;
+      if (size + bytes.byteLength > limit) {
         destroy(body);
-        throw new ResponseTooLargeError(limit, undefined);
+        if (!truncate) throw new ResponseTooLargeError(limit, undefined);
+        parts.push(bytes.subarray(0, limit - size));
+        size = limit;
+        break;
       }
-      parts.push(chunk as Uint8Array);
+      size += bytes.byteLength;
+      parts.push(bytes);
     }
     return utf8.decode(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
   }

@@ -36,8 +36,11 @@ export interface BufferedResponse extends ResponseHead {
 
 /** A response whose body is read as it arrives. */
 export interface StreamingResponse extends ResponseHead {
-  /** The whole body as text; throws `ResponseTooLargeError` past `limit` bytes. */
-  text(limit: number): Promise<string>;
+  /**
+   * The whole body as text; past `limit` bytes it throws `ResponseTooLargeError`, or with
+   * `truncate` keeps the first `limit` bytes (an error page only feeds a message).
+   */
+  text(limit: number, truncate?: boolean): Promise<string>;
   /** The body as it arrives. */
   chunks(): AsyncIterator<Uint8Array>;
   /** Stops reading and frees the connection (the rest of the body is discarded). */

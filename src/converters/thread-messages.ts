@@ -152,16 +152,19 @@ export function encodeMessage(
       );
     }
   }
-  if (json.length > MAX_DATA_CHARS) {
+  // Pieces, not characters, are what is limited: a piece ends early rather than split a
+  // surrogate pair, so a record just under MAX_DATA_CHARS can still need one piece too many.
+  const entries = dataEntries(json);
+  if (Object.keys(entries).length > MAX_DATA_KEYS) {
     throw new StudioValidationError(
       field,
-      `needs ${json.length} characters of metadata besides its text, but a thread message holds at most ${MAX_DATA_CHARS} (${MAX_DATA_KEYS} values of 512). Largest parts: ${largestParts(record)}. Nothing was written; keep large data (artifacts, inline images) out of the message, e.g. pass images by URL.`,
+      `needs ${json.length} characters of metadata besides its text (${Object.keys(entries).length} values), but a thread message holds at most ${MAX_DATA_CHARS} (${MAX_DATA_KEYS} values of 512). Largest parts: ${largestParts(record)}. Nothing was written; keep large data (artifacts, inline images) out of the message, e.g. pass images by URL.`,
     );
   }
   return {
     role: type === "ai" ? "assistant" : "user",
     content: items.length > 0 ? items : [{ type: "text", text: placeholderText(message) }],
-    metadata: { [CODEC_KEYS.type]: type, [CODEC_KEYS.clientId]: clientId, ...dataEntries(json) },
+    metadata: { [CODEC_KEYS.type]: type, [CODEC_KEYS.clientId]: clientId, ...entries },
   };
 }
 

@@ -368,3 +368,21 @@ export function defineApiKey(model: object, apiKey: string | undefined): void {
     Object.defineProperty(model, "apiKey", { value: apiKey, enumerable: false });
   }
 }
+
+/** `true` or `false` when given (flags such as `streaming`, `echo`, `streamUsage`). */
+export function validateBoolean(field: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new StudioValidationError(field, `must be true or false (got ${typeof value})`);
+  }
+}
+
+/** Core's queue limit: a whole number >= 1, or Infinity for none. */
+export function validateMaxConcurrency(value: unknown): void {
+  if (value === undefined || value === Number.POSITIVE_INFINITY) return;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new StudioValidationError(
+      "maxConcurrency",
+      `must be an integer >= 1, or Infinity for no limit (got ${String(value)})`,
+    );
+  }
+}

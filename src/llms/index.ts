@@ -12,7 +12,7 @@ import {
   TextStreamAccumulator,
   type TokenUsage,
 } from "../converters/text-completions";
-import { StudioResponseError, StudioValidationError } from "../errors";
+import { StudioResponseError } from "../errors";
 import {
   baseModelParams,
   buildCompletionParams,
@@ -25,7 +25,9 @@ import {
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
   type StudioModelSettings,
+  validateBoolean,
   validateCallOptions,
+  validateMaxConcurrency,
 } from "../language_models/common";
 import type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams } from "./types";
 
@@ -322,22 +324,6 @@ async function reportToken(
 function validateLLMCallOptions(options: StudioLLMCallOptions): void {
   validateCallOptions(options);
   validateBoolean("echo", options.echo);
-}
-
-function validateBoolean(field: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") {
-    throw new StudioValidationError(field, `must be true or false (got ${typeof value})`);
-  }
-}
-
-function validateMaxConcurrency(value: unknown): void {
-  if (value === undefined || value === Number.POSITIVE_INFINITY) return;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new StudioValidationError(
-      "maxConcurrency",
-      `must be an integer >= 1, or Infinity for no limit (got ${String(value)})`,
-    );
-  }
 }
 
 function noChoicesError(): StudioResponseError {

@@ -368,6 +368,40 @@ describe("undici transport: bodies", () => {
   });
 });
 
+describe("undici transport: values read with their line end", () => {
+  it("a key and org id ending in a newline (read from a file) are sent without it", async () => {
+    server.handle((req, res) =>
+      req.url === "/chat/completions" ? sendJson(res, 200, CHAT) : sendJson(res, 200, THREAD),
+    );
+    const c = newClient({ apiKey: `${KEY}\n`, orgId: "org_1\n", maxRetries: 0 });
+    await c.chatCompletion(body);
+    await c.getThread("thread_1");
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]?.headers.authorization).toBe(KEY);
+    expect(server.requests[0]?.headers["x-org-id"]).toBe("org_1");
+    expect(server.requests[1]?.headers["x-service-key"]).toBe(KEY);
+  });
+});
+
+describe("undici transport: huge error body on a stream request", () => {
+  it("keeps the start of the body for the message instead of dropping it", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(502, { "content-type": "text/html" });
+      res.end(`<html><body>gateway exploded ${"!".repeat(200_000)}</body></html>`);
+    });
+    const c = newClient({ maxRetries: 0 });
+    let error: unknown;
+    try {
+      for await (const _ of c.streamChatCompletion(body));
+    } catch (e) {
+      error = e;
+    }
+    expect((error as StudioAPIError).status).toBe(502);
+    expect((error as Error).message).toContain("gateway exploded");
+    expect((error as Error).message.length).toBeLessThan(600);
+  });
+});
+
 describe("undici transport: endless stream event", () => {
   it("an event that never ends is abandoned at maxResponseBytes", async () => {
     let written = 0;

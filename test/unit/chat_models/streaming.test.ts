@@ -178,6 +178,35 @@ describe("streaming: true", () => {
     });
   });
 
+  it("maxConcurrency bounds the streamed requests of a batch too", async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    class Counting extends StudioClient {
+      override async *streamChatCompletion(): AsyncGenerator<ChatCompletionChunk> {
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        try {
+          for (const chunk of openAITextOnlyChunksWithUsage(MODEL) as ChatCompletionChunk[]) {
+            await new Promise((resolve) => setImmediate(resolve));
+            yield chunk;
+          }
+        } finally {
+          inFlight -= 1;
+        }
+      }
+    }
+    const client = new Counting({ apiKey: KEY, proxyUrl: PROXY_URL });
+    const model = newModel({ client, streaming: true, maxConcurrency: 1 });
+    const lists = [1, 2, 3].map((i) => [new HumanMessage(`hi ${i}`)]);
+    const result = await model.generate(lists);
+    expect(result.generations.map((g) => g[0]?.text)).toEqual([
+      "Hello world",
+      "Hello world",
+      "Hello world",
+    ]);
+    expect(maxInFlight).toBe(1);
+  });
+
   it("n > 1 gives one generation per choice", async () => {
     const base = { id: "c", object: "chat.completion.chunk", created: 1, model: MODEL };
     replyStream([
@@ -233,6 +262,22 @@ describe("streamEvents (content-block events)", () => {
     expect(kinds[0]).toBe("message-start");
     expect(kinds.at(-1)).toBe("message-finish");
     expect(kinds.filter((k) => k === "content-block-delta")).toHaveLength(2);
+  });
+
+  it("with n > 1 the events carry the first choice only, never the others' text", async () => {
+    const base = { id: "c", object: "chat.completion.chunk", created: 1, model: MODEL };
+    replyStream([
+      { ...base, choices: [{ index: 0, delta: { content: "zero" }, finish_reason: null }] },
+      { ...base, choices: [{ index: 1, delta: { content: "one" }, finish_reason: null }] },
+      { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      { ...base, choices: [{ index: 1, delta: {}, finish_reason: "length" }] },
+    ]);
+    const stream = newModel({ n: 2 }).streamEvents("hi");
+    await expect(stream).toHaveStreamText("zero");
+    await expect(stream).toHaveStreamOutput({
+      text: "zero",
+      responseMetadata: { finish_reason: "stop" },
+    });
   });
 
   it("a cut stream rejects the event stream", async () => {

@@ -76,6 +76,10 @@ describe("construction", () => {
     ["modelKwargs.stream", { modelKwargs: { stream: true } }],
     ["modelKwargs.messages", { modelKwargs: { messages: [] } }],
     ["client", { client: {} }],
+    ["streaming", { streaming: "yes" }],
+    ["streamUsage", { streamUsage: 1 }],
+    ["maxConcurrency", { maxConcurrency: 0 }],
+    ["maxConcurrency", { maxConcurrency: 2.5 }],
   ])("%s: %j", (field, fields) => {
     countRequests();
     expect(fieldOf(() => new ChatStudio({ model: MODEL, apiKey: KEY, ...fields } as never))).toBe(

@@ -108,6 +108,35 @@ describe("configuration", () => {
     expect((error as StudioValidationError).field).toBe(field);
   });
 
+  it("a key or org id read with its line end (a key file, a heredoc) is sent without it", async () => {
+    vi.stubEnv("STUDIO_API_KEY", `${KEY}\n`);
+    const calls = intercept(PROXY, "POST", "/chat/completions", json(200, CHAT));
+    await makeClient({ apiKey: undefined, orgId: " org-1\r\n" }).chatCompletion(chat);
+    expect(calls[0]?.headers.authorization).toBe(KEY);
+    expect(calls[0]?.headers["x-org-id"]).toBe("org-1");
+  });
+
+  it.each([
+    [{ apiKey: `sk-abc\ndef-${KEY}` }, "apiKey"],
+    [{ orgId: "org\u0000x" }, "orgId"],
+    [{ defaultHeaders: { "x-gateway-token": "tok\r\nen-secret" } }, "defaultHeaders"],
+  ])(
+    "refuses a header value HTTP cannot carry at construction, without quoting it (%#)",
+    (options, field) => {
+      let error: unknown;
+      try {
+        makeClient(options);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(StudioValidationError);
+      expect((error as StudioValidationError).field).toBe(field);
+      const shown = `${(error as Error).message} ${JSON.stringify(error)}`;
+      expect(shown).not.toContain("def-");
+      expect(shown).not.toContain("secret");
+    },
+  );
+
   it("says when a bad value came from the environment", () => {
     vi.stubEnv("STUDIO_BASE_URL", "studio.example.com");
     expect(() => new StudioClient({})).toThrow(/baseUrl.*from STUDIO_BASE_URL/);

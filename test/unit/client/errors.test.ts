@@ -19,6 +19,7 @@ import {
   StudioRateLimitError,
   StudioResponseError,
   StudioServerError,
+  StudioTimeoutError,
   StudioUnprocessableEntityError,
 } from "../../../src/errors";
 import {
@@ -239,5 +240,15 @@ describe("the key never shows", () => {
     const error = await failure(makeClient({ baseUrl: undefined }).getThread("t"));
     expect(error).toBeInstanceOf(StudioConfigError);
     expectNoKey(error);
+  });
+});
+
+describe("timeout messages", () => {
+  it("name the option that governs them", () => {
+    const call = new StudioTimeoutError("POST", "/chat/completions", 50);
+    expect(call.message).toContain('"timeout" option');
+    const idle = new StudioTimeoutError("POST", "/chat/completions", 80, "event");
+    expect(idle.message).toContain("no stream event within 80 ms");
+    expect(idle.message).toContain('"streamIdleTimeout" option');
   });
 });

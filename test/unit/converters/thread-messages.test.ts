@@ -112,6 +112,23 @@ describe("encodeMessage", () => {
     expect((error as Error).message).toMatch(/at most 7168.*artifact/);
   });
 
+  it("counts metadata values, not characters: a record that fits in 7168 characters but whose pieces shift at surrogate pairs is refused, never sent with too many keys", () => {
+    // The record's JSON is exactly 7168 characters, but the emoji run starts at an odd offset, so
+    // the first piece ends one short (511) to keep a surrogate pair whole and a 15th piece is needed.
+    const message = new AIMessage({
+      content: "done",
+      additional_kwargs: { blob: `a${"😀".repeat(3562)}b` },
+    });
+    let input: ReturnType<typeof encodeMessage> | undefined;
+    try {
+      input = encodeMessage(message, "cid");
+    } catch (error) {
+      expect(error).toBeInstanceOf(StudioValidationError);
+      return;
+    }
+    expect(() => validateMetadata("metadata", input?.metadata)).not.toThrow();
+  });
+
   it("rejects messages that are not JSON and message types a thread cannot hold", () => {
     expect(() =>
       encodeMessage(new HumanMessage({ content: "x", additional_kwargs: { n: 1n } }), "c"),
