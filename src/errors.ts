@@ -111,7 +111,12 @@ export class StudioConnectionError extends StudioError {
   }
 
   override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), method: this.method, path: this.path };
+    return {
+      ...super.toJSON(),
+      method: this.method,
+      path: this.path,
+      mayHaveReachedServer: this.mayHaveReachedServer,
+    };
   }
 }
 
