@@ -41,7 +41,7 @@ import {
   MODEL_PROVIDER,
 } from "../converters/messages";
 import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
-import { convertUsage } from "../converters/usage";
+import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
   baseModelParams,
@@ -76,8 +76,6 @@ export type StructuredOutputSchema<RunOutput extends Record<string, unknown>> =
   | InteropZodType<RunOutput>
   | SerializableSchema<RunOutput>
   | Record<string, unknown>;
-
-type TokenUsage = { promptTokens: number; completionTokens: number; totalTokens: number };
 
 /**
  * The Studio chat model, a LangChain `BaseChatModel` over the chat completions call.
@@ -236,17 +234,11 @@ export class ChatStudio
 
   /** Sums the token usage of a batch; no usage reported means none is made up. */
   override _combineLLMOutput(...outputs: LLMResult["llmOutput"][]): LLMResult["llmOutput"] {
-    const total: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    let reported = false;
+    let total: TokenUsage | undefined;
     for (const output of outputs) {
-      const usage = output?.tokenUsage as Partial<TokenUsage> | undefined;
-      if (!usage) continue;
-      reported = true;
-      total.promptTokens += usage.promptTokens ?? 0;
-      total.completionTokens += usage.completionTokens ?? 0;
-      total.totalTokens += usage.totalTokens ?? 0;
+      total = addTokenUsage(total, output?.tokenUsage as TokenUsage | undefined);
     }
-    return reported ? { tokenUsage: total } : {};
+    return total ? { tokenUsage: total } : {};
   }
 
   override bindTools(

@@ -5,12 +5,8 @@ import { type Generation, GenerationChunk } from "@langchain/core/outputs";
 import type { TextCompletion, TextCompletionChunk, Usage } from "../api-types";
 import { MODEL_PROVIDER } from "./messages";
 
-/** LangChain's token usage shape for LLM results (`llmOutput.tokenUsage`), all fields known. */
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+// Usage conversions live with the chat model's in ./usage; re-exported for this module's users.
+export { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "./usage";
 
 /** What every finished generation carries, like `response_metadata` on chat messages. */
 export function textGenerationInfo(
@@ -32,30 +28,6 @@ export function convertTextCompletionToGenerations(completion: TextCompletion): 
       text: choice.text,
       generationInfo: textGenerationInfo(choice.finish_reason, completion.model),
     }));
-}
-
-/** The service's `usage` to LangChain's `llmOutput.tokenUsage` shape. */
-export function convertUsageToTokenUsage(usage: Usage | null | undefined): TokenUsage | undefined {
-  if (usage == null) return undefined;
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    totalTokens: usage.total_tokens,
-  };
-}
-
-/** Sums two usages; a side that reported nothing counts as nothing, not as zero tokens. */
-export function addTokenUsage(
-  total: TokenUsage | undefined,
-  next: TokenUsage | undefined,
-): TokenUsage | undefined {
-  if (next === undefined) return total;
-  if (total === undefined) return { ...next };
-  return {
-    promptTokens: total.promptTokens + next.promptTokens,
-    completionTokens: total.completionTokens + next.completionTokens,
-    totalTokens: total.totalTokens + next.totalTokens,
-  };
 }
 
 /** One streamed event to a `GenerationChunk` per choice it carries. */

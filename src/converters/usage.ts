@@ -1,6 +1,6 @@
 /**
- * The service's `usage` object to LangChain's `usage_metadata`. Shared by the chat model and the
- * text model, streamed or not.
+ * The service's `usage` object to LangChain's two shapes of it: `usage_metadata` on messages and
+ * `llmOutput.tokenUsage` on results. Shared by the chat model and the text model, streamed or not.
  */
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { Usage } from "../api-types";
@@ -11,5 +11,36 @@ export function convertUsage(usage: Usage | null | undefined): UsageMetadata | u
     input_tokens: usage.prompt_tokens,
     output_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens,
+  };
+}
+
+/** LangChain's token usage shape for LLM results (`llmOutput.tokenUsage`), all fields known. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** The service's `usage` to LangChain's `llmOutput.tokenUsage` shape. */
+export function convertUsageToTokenUsage(usage: Usage | null | undefined): TokenUsage | undefined {
+  if (usage == null) return undefined;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+  };
+}
+
+/** Sums two usages; a side that reported nothing counts as nothing, not as zero tokens. */
+export function addTokenUsage(
+  total: TokenUsage | undefined,
+  next: TokenUsage | undefined,
+): TokenUsage | undefined {
+  if (next === undefined) return total;
+  if (total === undefined) return { ...next };
+  return {
+    promptTokens: total.promptTokens + next.promptTokens,
+    completionTokens: total.completionTokens + next.completionTokens,
+    totalTokens: total.totalTokens + next.totalTokens,
   };
 }

@@ -46,6 +46,16 @@ afterEach(async () => {
   server.sockets.clear();
 });
 
+/** Drains a chat stream and returns what it threw (undefined if it completed). */
+async function streamError(c: StudioClient): Promise<unknown> {
+  try {
+    for await (const _ of c.streamChatCompletion(body));
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 function newClient(options: ConstructorParameters<typeof StudioClient>[0] = {}): StudioClient {
   client = new StudioClient({
     apiKey: KEY,
@@ -188,12 +198,7 @@ describe("undici transport", () => {
       res.write(chunk("a"));
     });
     const c = newClient({ streamIdleTimeout: 100 });
-    let error: unknown;
-    try {
-      for await (const _ of c.streamChatCompletion(body));
-    } catch (e) {
-      error = e;
-    }
+    const error = await streamError(c);
     expect(error).toBeInstanceOf(StudioTimeoutError);
     expect(await waitFor(() => server.openSockets() === 0)).toBe(true);
   });
@@ -357,12 +362,7 @@ describe("undici transport: bodies", () => {
   it("an error status on a stream request carries the server's message", async () => {
     server.handle((_req, res) => sendJson(res, 429, { error: { message: "too many" } }));
     const c = newClient({ maxRetries: 0 });
-    let error: unknown;
-    try {
-      for await (const _ of c.streamChatCompletion(body));
-    } catch (e) {
-      error = e;
-    }
+    const error = await streamError(c);
     expect((error as StudioAPIError).status).toBe(429);
     expect((error as Error).message).toContain("too many");
   });
@@ -390,12 +390,7 @@ describe("undici transport: huge error body on a stream request", () => {
       res.end(`<html><body>gateway exploded ${"!".repeat(200_000)}</body></html>`);
     });
     const c = newClient({ maxRetries: 0 });
-    let error: unknown;
-    try {
-      for await (const _ of c.streamChatCompletion(body));
-    } catch (e) {
-      error = e;
-    }
+    const error = await streamError(c);
     expect((error as StudioAPIError).status).toBe(502);
     expect((error as Error).message).toContain("gateway exploded");
     expect((error as Error).message.length).toBeLessThan(600);
@@ -418,12 +413,7 @@ describe("undici transport: endless stream event", () => {
       res.end();
     });
     const c = newClient({ maxResponseBytes: 256 * 1024 });
-    let error: unknown;
-    try {
-      for await (const _ of c.streamChatCompletion(body));
-    } catch (e) {
-      error = e;
-    }
+    const error = await streamError(c);
     expect(error).toBeInstanceOf(StudioStreamError);
     expect((error as Error).message).toContain("maxResponseBytes");
     expect(written).toBeLessThan(4 * 1024 * 1024);
