@@ -7,7 +7,7 @@ import type { StudioClient } from "../client";
 import type { RequestOptions, StudioClientOptions } from "../client/types";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
-import { resolveClient } from "./client-options";
+import { resolveClient } from "../client/resolve";
 
 export interface DatasetConversation {
   threadId: string;

@@ -15,7 +15,7 @@ import type { RequestOptions, StudioClientOptions } from "../client/types";
 import { decodeMessage, type EncodedMessage, encodeMessages } from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
 import { validateMetadata } from "../validation";
-import { resolveClient } from "./client-options";
+import { resolveClient } from "../client/resolve";
 import {
   appendConfirmed,
   completeBatch,

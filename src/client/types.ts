@@ -14,8 +14,10 @@ export interface StudioClientOptions {
   proxyUrl?: string;
   /** Overall request timeout in ms (default 60000). */
   timeout?: number;
-  /** Longest wait between two stream events in ms (default: `timeout`). */
+  /** Longest wait between two complete stream events in ms (default: `timeout`). */
   streamIdleTimeout?: number;
+  /** Longest a whole stream may take, in ms, the last guard against a server that never ends. */
+  streamTimeout?: number;
   /** Retries after the first attempt on retryable failures (default 2). */
   maxRetries?: number;
   /** Headers added to every request (never overriding the auth headers). */
