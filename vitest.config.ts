@@ -19,6 +19,17 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        test: {
+          // Node, Bun, Deno, workerd and a browser run the built package (`dist/`), each in a
+          // child process bounded in time (see test/runtimes/harness.ts).
+          name: "runtimes",
+          include: ["test/runtimes/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 150_000,
+        },
+      },
     ],
   },
 });

@@ -6,6 +6,7 @@
  * The emulator runs in a child process by default, so its work does not land on the measured
  * thread and hide the client-side differences; `--in-process` runs it in this process instead.
  * Ratios against the floor and ChatOpenAI are medians of per-round ratios (see `pairedRatioRow`).
+ * The ceilings are against ChatOpenAI; the floor rows are context (what LangChain itself costs).
  *
  *   npx tsx bench/chat.ts [--in-process]
  */
@@ -21,6 +22,7 @@ import { startChildEmulator } from "./emulator-child";
 import {
   type BenchEntry,
   type BenchRow,
+  informational,
   measureRounds,
   median,
   pairedRatioRow,
@@ -28,6 +30,9 @@ import {
 } from "./harness";
 
 const MODEL = "studio/echo-small";
+/** Ceilings, not targets: ChatStudio's overhead against ChatOpenAI's on the same server. */
+const MAX_RATIO_PER_CALL = 0.5;
+const MAX_RATIO_PER_CHUNK = 0.75;
 const QUESTION = "Hello, how are you today?";
 /** "You said: " + 5,000 words and the spaces between them: about 10,000 tokens, one per chunk. */
 const LONG_QUESTION = Array.from({ length: 5_000 }, (_, i) => `w${i % 100}`).join(" ");
@@ -207,13 +212,15 @@ export const chatBench: BenchEntry = {
         },
         { what: "chat: floor BaseChatModel.invoke", value: median(perCall.floor), unit: "µs/call" },
         { what: "chat: ChatOpenAI.invoke", value: median(perCall.openai), unit: "µs/call" },
-        pairedRatioRow(
-          "chat: ChatStudio.invoke",
-          perCall.studio,
-          "µs/call",
-          "floor",
-          perCall.floor,
-          1.15,
+        informational(
+          pairedRatioRow(
+            "chat: ChatStudio.invoke",
+            perCall.studio,
+            "µs/call",
+            "floor",
+            perCall.floor,
+            Number.POSITIVE_INFINITY,
+          ),
         ),
         pairedRatioRow(
           "chat: ChatStudio.invoke",
@@ -221,7 +228,7 @@ export const chatBench: BenchEntry = {
           "µs/call",
           "ChatOpenAI",
           perCall.openai,
-          0.6,
+          MAX_RATIO_PER_CALL,
         ),
         {
           what: `chat: floor stream (${chunkCounts.floor} chunks)`,
@@ -229,13 +236,15 @@ export const chatBench: BenchEntry = {
           unit: "µs/chunk",
         },
         { what: "chat: ChatOpenAI stream", value: median(perChunk("openai")), unit: "µs/chunk" },
-        pairedRatioRow(
-          "chat: ChatStudio stream",
-          perChunk("studio"),
-          "µs/chunk",
-          "floor",
-          perChunk("floor"),
-          1.15,
+        informational(
+          pairedRatioRow(
+            "chat: ChatStudio stream",
+            perChunk("studio"),
+            "µs/chunk",
+            "floor",
+            perChunk("floor"),
+            Number.POSITIVE_INFINITY,
+          ),
         ),
         pairedRatioRow(
           "chat: ChatStudio stream",
@@ -243,7 +252,7 @@ export const chatBench: BenchEntry = {
           "µs/chunk",
           "ChatOpenAI",
           perChunk("openai"),
-          0.75,
+          MAX_RATIO_PER_CHUNK,
         ),
       ];
     } finally {

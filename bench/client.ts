@@ -2,7 +2,8 @@
  * StudioClient's non-streaming call next to a bare undici request on the same loopback server, in
  * the same process, measured in interleaved rounds. Both sides send the same JSON body (stringified
  * per call, as any caller must) and parse the JSON answer; the client additionally builds headers,
- * arms its timeout, checks the status and validates the answer with zod.
+ * arms its timeout, checks the status and validates the answer with zod. Context, not a target:
+ * the package's ceilings are set against ChatOpenAI (bench/chat.ts).
  *
  * Standalone: `npx tsx bench/client.ts`.
  */
@@ -10,7 +11,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Pool } from "undici";
 import { StudioClient } from "../src/client";
-import { type BenchEntry, type BenchRow, measureInterleaved, ratioRow, runIfMain } from "./harness";
+import {
+  type BenchEntry,
+  type BenchRow,
+  informational,
+  measureInterleaved,
+  ratioRow,
+  runIfMain,
+} from "./harness";
 
 const COMPLETION = JSON.stringify({
   id: "chatcmpl_bench",
@@ -78,13 +86,15 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 1000, rounds: 21, iterations: 300 },
     );
     return [
-      ratioRow(
-        "client chatCompletion (non-streaming, loopback)",
-        result.client!,
-        "µs/call",
-        "bare undici Pool.request + body.json()",
-        result.undici!,
-        1.1,
+      informational(
+        ratioRow(
+          "client chatCompletion (non-streaming, loopback)",
+          result.client!,
+          "µs/call",
+          "bare undici Pool.request + body.json()",
+          result.undici!,
+          Number.POSITIVE_INFINITY,
+        ),
       ),
     ];
   } finally {

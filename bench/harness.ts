@@ -195,6 +195,16 @@ export function ratioRow(
   };
 }
 
+/**
+ * The row without its target: the comparison stays in the table as context, but decides nothing.
+ * The package's ceilings are set against ChatOpenAI; a bare request or the thinnest model is the
+ * floor to read them by, not a target to write fast paths for.
+ */
+export function informational(row: BenchRow): BenchRow {
+  const { target: _target, pass: _pass, ...info } = row;
+  return info;
+}
+
 /** One bench entry: a named async function producing rows. */
 export interface BenchEntry {
   name: string;

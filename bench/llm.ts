@@ -2,7 +2,8 @@
  * Per-call time of `StudioLLM.invoke` against the thinnest possible `LLM` subclass (its `_call`
  * is one undici request and a JSON parse), in interleaved rounds on the same emulator. The
  * emulator runs in a child process so its work does not land on the measured thread and hide
- * the client-side overhead being compared.
+ * the client-side overhead being compared. Context, not a target: the package's ceilings are set
+ * against ChatOpenAI (bench/chat.ts).
  *
  *   npx tsx bench/llm.ts
  */
@@ -13,6 +14,7 @@ import { startChildEmulator } from "./emulator-child";
 import {
   type BenchEntry,
   type BenchRow,
+  informational,
   measureRounds,
   median,
   pairedRatioRow,
@@ -22,7 +24,6 @@ import {
 const MODEL = "studio/echo-text";
 const PROMPT = "Hello, how are you today?";
 const MAX_TOKENS = 16;
-const TARGET_RATIO = 1.15;
 
 /** The reference: nothing but a request, a JSON parse and core's own `LLM` plumbing. */
 class BareUndiciLLM extends LLM {
@@ -81,13 +82,15 @@ export const llmBench: BenchEntry = {
         { warmup: 1000, rounds: 80, iterations: 50 },
       );
       return [
-        pairedRatioRow(
-          "StudioLLM.invoke (emulator, non-streaming)",
-          times.studio,
-          "µs/call",
-          "bare-undici LLM",
-          times.bare,
-          TARGET_RATIO,
+        informational(
+          pairedRatioRow(
+            "StudioLLM.invoke (emulator, non-streaming)",
+            times.studio,
+            "µs/call",
+            "bare-undici LLM",
+            times.bare,
+            Number.POSITIVE_INFINITY,
+          ),
         ),
         { what: "bare-undici LLM.invoke (reference)", value: median(times.bare), unit: "µs/call" },
       ];

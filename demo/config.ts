@@ -18,14 +18,14 @@ export type DemoTarget =
 
 export interface DemoConfig {
   target: DemoTarget;
-  /** Folder for the emulator's data file and the remembered thread id. */
+  /** Folder for the emulator's data file. */
   stateDir: string;
   /** `STUDIO_MODEL`, when the user picked one. */
   model: string | undefined;
 }
 
 // Resolved from this file rather than the working directory, so `npx tsx demo/index.ts` run from
-// anywhere still finds the same `.studio/` folder (and so the same conversation) on the next run.
+// anywhere uses the same `.studio/` folder.
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 export function readDemoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {

@@ -12,7 +12,8 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { createAssistant, loadAssistantAgent } from "../src";
+import { createAssistant, deleteAssistant } from "langchain-studio";
+import { loadAssistantAgent } from "langchain-studio/agents";
 import { openBackend } from "./lib/backend";
 
 const getWeather = tool(({ city }) => `${city}: sunny, 21 °C`, {
@@ -59,6 +60,10 @@ try {
       : message.text;
     console.log(`${message.type.padEnd(5)} ${shown}`);
   }
+
+  // The assistant is stored on the service until deleted: leave nothing behind.
+  await deleteAssistant(assistant.id, { client });
+  console.log(`deleted ${assistant.id}`);
 } finally {
   await backend.close();
 }

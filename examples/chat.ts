@@ -7,7 +7,7 @@
  * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { ChatPromptTemplate } from "@langchain/core/prompts";
-import { ChatStudio } from "../src";
+import { ChatStudio } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const backend = await openBackend();

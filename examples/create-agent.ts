@@ -10,7 +10,7 @@
  */
 import { createAgent, tool } from "langchain";
 import { z } from "zod";
-import { ChatStudio } from "../src";
+import { ChatStudio } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const getWeather = tool(

@@ -15,7 +15,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { loadDatasetConversations, StudioChatMessageHistory } from "../src";
+import { loadDatasetConversations, StudioChatMessageHistory } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 /** A LangChain message in the OpenAI chat shape most fine-tuning formats use. */

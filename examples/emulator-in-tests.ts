@@ -11,8 +11,8 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
-import { ChatStudio, StudioChatMessageHistory, StudioRateLimitError } from "../src";
-import { type EmulatorHandle, startEmulator } from "../src/emulator";
+import { ChatStudio, StudioChatMessageHistory, StudioRateLimitError } from "langchain-studio";
+import { type EmulatorHandle, startEmulator } from "langchain-studio/emulator";
 
 // --- The code under test: a tiny support bot that remembers each conversation in a thread. ---
 async function answerCustomer(

@@ -10,7 +10,7 @@
  */
 import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts";
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
-import { ChatStudio, StudioChatMessageHistory } from "../src";
+import { ChatStudio, StudioChatMessageHistory } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const backend = await openBackend();

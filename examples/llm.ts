@@ -9,7 +9,7 @@
  */
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { PromptTemplate } from "@langchain/core/prompts";
-import { StudioLLM } from "../src";
+import { StudioLLM } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const backend = await openBackend({ defaultModel: "studio/echo-text" });

@@ -8,7 +8,7 @@
  * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { z } from "zod";
-import { ChatStudio } from "../src";
+import { ChatStudio } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const Movie = z.object({

@@ -10,7 +10,7 @@
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { ChatStudio } from "../src";
+import { ChatStudio } from "langchain-studio";
 import { openBackend } from "./lib/backend";
 
 const getStockPrice = tool(

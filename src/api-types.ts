@@ -223,100 +223,419 @@ export interface TextCompletionRequest extends CompletionParams {
   prompt: string;
 }
 
-export const UsageSchema = z.looseObject({
-  prompt_tokens: z.number().int().nonnegative(),
-  completion_tokens: z.number().int().nonnegative(),
-  total_tokens: z.number().int().nonnegative(),
-});
-export type Usage = z.infer<typeof UsageSchema>;
+// ---------------------------------------------------------------------------------------------
+// Completion answers: tolerant in, one normal shape out
+//
+// OpenAI-compatible servers differ in what they leave out and how they spell it. Each schema below
+// accepts every spelling seen from real servers and normalises it, so callers see one shape:
+// - `id`, `created`, `model` may be missing (or "" for id and model): left out.
+// - a choice without `index` takes its position; a missing or "" `finish_reason` is null.
+// - message `content` may be missing (null), a string, or an array of parts: text parts become the
+//   text, `thinking`/`reasoning` parts become `reasoning_content`, never text.
+// - `reasoning` and `reasoning_content` both become `reasoning_content`.
+// - tool calls: "" id/type/name count as absent; `arguments` sent as an object is re-serialised.
+//   Stream deltas without `index` get one in the stream stage (client/stream.ts), which has the
+//   state that takes (earlier fragments of the same choice).
+// - `usage` without `total_tokens` gets it computed; extra members are kept.
+// What would make the answer wrong or ambiguous (a wrong type, a negative count) is refused.
+// ---------------------------------------------------------------------------------------------
 
-export const ToolCallSchema = z.looseObject({
-  id: z.string(),
-  type: z.string().optional(),
-  function: z.looseObject({ name: z.string(), arguments: z.string() }),
-});
+const tokenCount = z.number().int().nonnegative();
 
-export const ChatCompletionChoiceSchema = z.looseObject({
-  index: z.number().int(),
-  message: z.looseObject({
-    role: z.string(),
-    content: z.string().nullable(),
+export const UsageSchema = z
+  .looseObject({
+    prompt_tokens: tokenCount,
+    completion_tokens: tokenCount,
+    total_tokens: tokenCount.nullish(),
+    prompt_tokens_details: z.looseObject({ cached_tokens: tokenCount.nullish() }).nullish(),
+    completion_tokens_details: z.looseObject({ reasoning_tokens: tokenCount.nullish() }).nullish(),
+  })
+  .transform((usage): Usage => {
+    const out = { ...usage } as Usage;
+    out.total_tokens = usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens;
+    return out;
+  });
+
+/** Token usage as the client hands it out: `total_tokens` always there, extra members kept. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number | null | undefined; [extra: string]: unknown } | null;
+  completion_tokens_details?:
+    | { reasoning_tokens?: number | null | undefined; [extra: string]: unknown }
+    | null;
+  [extra: string]: unknown;
+}
+
+/** `[{type:"text",text}]` or a string: the text of a thinking part (Magistral nests it). */
+const ThinkingTextSchema = z.union([
+  z.string(),
+  z.array(z.union([z.string(), z.looseObject({ text: z.string().nullish() })])),
+]);
+
+const ContentPartSchema = z.looseObject({
+  type: z.string(),
+  text: z.string().nullish(),
+  thinking: ThinkingTextSchema.nullish(),
+  reasoning: ThinkingTextSchema.nullish(),
+});
+type ContentPart = z.infer<typeof ContentPartSchema>;
+
+const REASONING_PARTS = new Set(["thinking", "reasoning"]);
+
+function thinkingText(value: z.infer<typeof ThinkingTextSchema> | null | undefined): string {
+  if (value == null) return "";
+  if (typeof value === "string") return value;
+  return value.map((part) => (typeof part === "string" ? part : (part.text ?? ""))).join("");
+}
+
+/**
+ * Parts -> text and reasoning. Parts of other types (references, images in an answer) carry no
+ * text of the answer and are left out of both.
+ */
+function splitParts(parts: readonly ContentPart[]): { text?: string; reasoning: string } {
+  let text: string | undefined;
+  let reasoning = "";
+  for (const part of parts) {
+    if (part.type === "text") {
+      text = (text ?? "") + (part.text ?? "");
+    } else if (REASONING_PARTS.has(part.type)) {
+      reasoning += thinkingText(part.thinking ?? part.reasoning ?? part.text);
+    }
+  }
+  return text === undefined ? { reasoning } : { text, reasoning };
+}
+
+const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]).nullish();
+const ReasoningSchema = z.string().nullish();
+
+/**
+ * The text, reasoning and extra fields of a message or delta, normalised. `reasoning` (Ollama,
+ * OpenRouter, Groq) is renamed `reasoning_content` (DeepSeek, xAI); when both are sent (some
+ * servers send the same text twice) `reasoning_content` wins.
+ */
+function normaliseText(value: {
+  content?: z.infer<typeof ContentSchema>;
+  reasoning_content?: string | null | undefined;
+  reasoning?: unknown;
+  [extra: string]: unknown;
+}): { rest: Record<string, unknown>; content: string | null | undefined; reasoning?: string } {
+  const { content, reasoning_content, reasoning, ...rest } = value;
+  // A `reasoning` that is not text (an object some servers send) is kept as it came.
+  if (reasoning != null && typeof reasoning !== "string") rest.reasoning = reasoning;
+  let text: string | null | undefined;
+  let fromParts = "";
+  if (Array.isArray(content)) {
+    const split = splitParts(content);
+    text = split.text;
+    fromParts = split.reasoning;
+  } else {
+    text = content;
+  }
+  const named = reasoning_content || (typeof reasoning === "string" ? reasoning : "");
+  const all = named + fromParts;
+  return all === "" ? { rest, content: text } : { rest, content: text, reasoning: all };
+}
+
+/** Arguments as sent: a JSON string, or (some servers) the object itself. */
+const ArgumentsSchema = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+function argumentsText(value: z.infer<typeof ArgumentsSchema>): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** "" counts as absent (servers send empty ids, types and names on continuation fragments). */
+function present(value: string | null | undefined): string | undefined {
+  return value ? value : undefined;
+}
+
+export const ToolCallSchema = z
+  .looseObject({
+    id: z.string().nullish(),
+    type: z.string().nullish(),
+    function: z.looseObject({ name: z.string(), arguments: ArgumentsSchema }),
+  })
+  .transform((call): ToolCall & Record<string, unknown> => {
+    const { id, type, function: fn, ...rest } = call;
+    // An empty id stays "": the model converter decides what a call without an id becomes.
+    return {
+      ...rest,
+      id: id ?? "",
+      type: (type || "function") as "function",
+      function: { ...fn, name: fn.name, arguments: argumentsText(fn.arguments) },
+    } as ToolCall & Record<string, unknown>;
+  });
+
+/** A message of a whole answer, normalised. */
+export interface ChatCompletionMessage {
+  role: string;
+  content: string | null;
+  /** The model's reasoning, from `reasoning_content`, `reasoning` or thinking parts. */
+  reasoning_content?: string;
+  tool_calls?: ToolCall[] | null;
+  [extra: string]: unknown;
+}
+
+const ChatCompletionMessageSchema = z
+  .looseObject({
+    role: z.string().nullish(),
+    content: ContentSchema,
+    reasoning_content: ReasoningSchema,
     tool_calls: z.array(ToolCallSchema).nullish(),
-  }),
-  finish_reason: z.string().nullable(),
-});
+  })
+  .transform((message): ChatCompletionMessage => {
+    const { role, tool_calls, ...textual } = message;
+    const { rest, content, reasoning } = normaliseText(textual);
+    const out: ChatCompletionMessage = {
+      ...rest,
+      role: role || "assistant",
+      content: content ?? null,
+    };
+    if (reasoning !== undefined) out.reasoning_content = reasoning;
+    if (tool_calls !== undefined) out.tool_calls = tool_calls;
+    return out;
+  });
 
-export const ChatCompletionSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  created: z.number(),
-  model: z.string(),
+/** A missing or "" finish reason is null: the choice did not say why it ended. */
+const FinishReasonSchema = z
+  .string()
+  .nullish()
+  .transform((reason) => reason || null);
+
+/** A choice's `index`, or its position in `choices` when the server left it out. */
+function withIndexes<C extends { index?: number | undefined }>(
+  choices: readonly C[] | null | undefined,
+): (C & { index: number })[] {
+  return (choices ?? []).map((choice, position) => ({ ...choice, index: choice.index ?? position }));
+}
+
+const choiceIndex = z.number().int().nonnegative().optional();
+
+/** The fields every answer and chunk share, normalised: absent or "" is left out. */
+const headerFields = {
+  id: z.string().nullish(),
+  object: z.string().nullish(),
+  created: z.number().nullish(),
+  model: z.string().nullish(),
   usage: UsageSchema.nullish(),
-  choices: z.array(ChatCompletionChoiceSchema),
-});
-export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;
+};
 
-export const TextCompletionChoiceSchema = z.looseObject({
-  index: z.number().int(),
-  text: z.string(),
-  finish_reason: z.string().nullable(),
-});
-export const TextCompletionSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  created: z.number(),
-  model: z.string(),
-  usage: UsageSchema.nullish(),
-  choices: z.array(TextCompletionChoiceSchema),
-});
-export type TextCompletion = z.infer<typeof TextCompletionSchema>;
+interface Header {
+  id?: string;
+  object?: string;
+  created?: number;
+  model?: string;
+  usage?: Usage;
+  [extra: string]: unknown;
+}
 
-export const ToolCallDeltaSchema = z.looseObject({
-  index: z.number().int(),
-  id: z.string().optional(),
-  type: z.string().optional(),
-  function: z
-    .looseObject({ name: z.string().optional(), arguments: z.string().optional() })
-    .optional(),
-});
+function normaliseHeader<T extends Record<string, unknown>>(value: T): Header {
+  const { id, object, created, model, usage, ...rest } = value as Record<string, unknown>;
+  const out: Header = { ...rest };
+  if (typeof id === "string" && id !== "") out.id = id;
+  if (typeof object === "string") out.object = object;
+  if (typeof created === "number") out.created = created;
+  if (typeof model === "string" && model !== "") out.model = model;
+  if (usage != null) out.usage = usage as Usage;
+  return out;
+}
 
-export const ChatCompletionChunkSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  created: z.number().optional(),
-  model: z.string().optional(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number().int(),
-      delta: z
-        .looseObject({
-          role: z.string().optional(),
-          content: z.string().nullish(),
-          tool_calls: z.array(ToolCallDeltaSchema).nullish(),
-        })
-        .optional(),
-      finish_reason: z.string().nullish(),
+export interface ChatCompletionChoice {
+  index: number;
+  message: ChatCompletionMessage;
+  finish_reason: string | null;
+  [extra: string]: unknown;
+}
+
+export interface ChatCompletion extends Header {
+  choices: ChatCompletionChoice[];
+}
+
+export const ChatCompletionSchema = z
+  .looseObject({
+    ...headerFields,
+    choices: z.array(
+      z.looseObject({
+        index: choiceIndex,
+        message: ChatCompletionMessageSchema,
+        finish_reason: FinishReasonSchema,
+      }),
+    ),
+  })
+  .transform(
+    (completion): ChatCompletion => ({
+      ...normaliseHeader(completion),
+      choices: withIndexes(completion.choices) as ChatCompletionChoice[],
     }),
-  ),
-  usage: UsageSchema.nullish(),
-});
-export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
+  );
 
-export const TextCompletionChunkSchema = z.looseObject({
-  id: z.string(),
-  object: z.string().optional(),
-  created: z.number().optional(),
-  model: z.string().optional(),
-  choices: z.array(
-    z.looseObject({
-      index: z.number().int(),
-      text: z.string().optional(),
-      finish_reason: z.string().nullish(),
+export interface TextCompletionChoice {
+  index: number;
+  text: string;
+  finish_reason: string | null;
+  [extra: string]: unknown;
+}
+
+export interface TextCompletion extends Header {
+  choices: TextCompletionChoice[];
+}
+
+export const TextCompletionSchema = z
+  .looseObject({
+    ...headerFields,
+    choices: z.array(
+      z.looseObject({ index: choiceIndex, text: z.string(), finish_reason: FinishReasonSchema }),
+    ),
+  })
+  .transform(
+    (completion): TextCompletion => ({
+      ...normaliseHeader(completion),
+      choices: withIndexes(completion.choices) as TextCompletionChoice[],
     }),
-  ),
-  usage: UsageSchema.nullish(),
-});
-export type TextCompletionChunk = z.infer<typeof TextCompletionChunkSchema>;
+  );
+
+/**
+ * A tool-call fragment as the stream stage hands it out: `index` always set (the stream stage
+ * assigns one when the server left it out), "" ids, types and names left out.
+ */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: string;
+  function: { name?: string; arguments?: string };
+  [extra: string]: unknown;
+}
+
+/** A tool-call fragment as parsed, before the stream stage has given it its `index`. */
+export interface ParsedToolCallDelta {
+  index?: number;
+  id?: string;
+  type?: string;
+  function: { name?: string; arguments?: string };
+  [extra: string]: unknown;
+}
+
+export const ToolCallDeltaSchema = z
+  .looseObject({
+    index: z.number().int().nonnegative().nullish(),
+    id: z.string().nullish(),
+    type: z.string().nullish(),
+    function: z
+      .looseObject({ name: z.string().nullish(), arguments: ArgumentsSchema.nullish() })
+      .nullish(),
+  })
+  .transform((call): ParsedToolCallDelta => {
+    const { index, id, type, function: fn, ...rest } = call;
+    const outFn: ToolCallDelta["function"] = {};
+    if (fn) {
+      const { name, arguments: args, ...fnRest } = fn;
+      Object.assign(outFn, fnRest);
+      if (present(name)) outFn.name = name!;
+      if (args != null) outFn.arguments = argumentsText(args);
+    }
+    const out: ParsedToolCallDelta = { ...rest, function: outFn };
+    if (index != null) out.index = index;
+    if (present(id)) out.id = id!;
+    if (present(type)) out.type = type!;
+    return out;
+  });
+
+/** A streamed delta, normalised (see the top of this section). */
+export interface ChatCompletionDelta {
+  role?: string;
+  content?: string | null;
+  reasoning_content?: string;
+  tool_calls?: ToolCallDelta[];
+  [extra: string]: unknown;
+}
+
+const ChatCompletionDeltaSchema = z
+  .looseObject({
+    role: z.string().nullish(),
+    content: ContentSchema,
+    reasoning_content: ReasoningSchema,
+    tool_calls: z.array(ToolCallDeltaSchema).nullish(),
+  })
+  .transform((delta) => {
+    const { role, tool_calls, ...textual } = delta;
+    const { rest, content, reasoning } = normaliseText(textual);
+    const out: Omit<ChatCompletionDelta, "tool_calls"> & { tool_calls?: ParsedToolCallDelta[] } = {
+      ...rest,
+    };
+    if (role) out.role = role;
+    if (content !== undefined) out.content = content;
+    if (reasoning !== undefined) out.reasoning_content = reasoning;
+    if (tool_calls && tool_calls.length > 0) out.tool_calls = tool_calls;
+    return out;
+  });
+
+export interface ChatCompletionChunkChoice {
+  index: number;
+  delta: ChatCompletionDelta;
+  finish_reason: string | null;
+  [extra: string]: unknown;
+}
+
+export interface ChatCompletionChunk extends Header {
+  choices: ChatCompletionChunkChoice[];
+}
+
+/**
+ * A chat chunk as parsed, before the stream stage gives tool-call fragments their index; the
+ * client hands out `ChatCompletionChunk` only.
+ */
+export const ChatCompletionChunkSchema = z
+  .looseObject({
+    ...headerFields,
+    choices: z
+      .array(
+        z.looseObject({
+          index: choiceIndex,
+          delta: ChatCompletionDeltaSchema.nullish(),
+          finish_reason: FinishReasonSchema,
+        }),
+      )
+      .nullish(),
+  })
+  .transform((chunk) => ({
+    ...normaliseHeader(chunk),
+    choices: withIndexes(chunk.choices).map((choice) => ({ ...choice, delta: choice.delta ?? {} })),
+  }));
+export type ParsedChatCompletionChunk = z.output<typeof ChatCompletionChunkSchema>;
+
+export interface TextCompletionChunkChoice {
+  index: number;
+  text?: string;
+  finish_reason: string | null;
+  [extra: string]: unknown;
+}
+
+export interface TextCompletionChunk extends Header {
+  choices: TextCompletionChunkChoice[];
+}
+
+export const TextCompletionChunkSchema = z
+  .looseObject({
+    ...headerFields,
+    choices: z
+      .array(
+        z.looseObject({
+          index: choiceIndex,
+          text: z.string().nullish(),
+          finish_reason: FinishReasonSchema,
+        }),
+      )
+      .nullish(),
+  })
+  .transform(
+    (chunk): TextCompletionChunk => ({
+      ...normaliseHeader(chunk),
+      choices: withIndexes(chunk.choices).map(({ text, ...choice }) =>
+        text == null ? choice : { ...choice, text },
+      ) as TextCompletionChunkChoice[],
+    }),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Tools and tool resources (threads and assistants)

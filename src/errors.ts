@@ -3,33 +3,44 @@
  * `StudioAPIError.fromResponse`, which picks the subclass from the status, so callers can
  * `catch (e) { if (e instanceof StudioRateLimitError) ... }` without reading messages.
  *
- * No error ever holds the API key: messages are built from status, path and the server's own
- * message, and `redactSecrets` scrubs any known secret that a server might echo back.
+ * No error ever holds the API key: every message, every field that can carry server or caller
+ * text, and every cause goes through client/redact.ts, which finds the key in any form a server
+ * may echo it (raw, JSON-escaped, percent-encoded, cut short).
+ *
+ * Each class names itself with a string literal (`static { named(...) }`), not from its
+ * constructor's name, so `err.name` stays right after bundlers and minifiers rename classes.
  */
+import { redactCause, redactDeep, redactText, registerSecret } from "./client/redact";
 
-const knownSecrets = new Set<string>();
+export { registerSecret };
 
-/** Registers a secret so that it is scrubbed from every error message built afterwards. */
-export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) knownSecrets.add(secret);
+/** Replaces every piece of every registered secret with a placeholder. */
+export function redactSecrets(text: string): string {
+  return redactText(text);
 }
 
-/** Replaces every registered secret with a placeholder. */
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const secret of knownSecrets) {
-    if (out.includes(secret)) out = out.split(secret).join("[REDACTED]");
-  }
-  return out;
+/** Sets the `name` every instance of `cls` reports (on the prototype, like `Error`'s own). */
+function named(cls: { prototype: Error }, name: string): void {
+  Object.defineProperty(cls.prototype, "name", {
+    value: name,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
 }
 
 export class StudioError extends Error {
+  static {
+    named(StudioError, "StudioError");
+  }
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(
-      redactSecrets(message),
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      redactText(message),
+      options?.cause === undefined ? undefined : { cause: redactCause(options.cause) },
     );
-    this.name = new.target.name;
+    // A subclass declared elsewhere without `named` still gets a name, if a minifiable one.
+    if (!Object.hasOwn(new.target.prototype, "name")) this.name = new.target.name;
   }
 
   toJSON(): Record<string, unknown> {
@@ -39,6 +50,10 @@ export class StudioError extends Error {
 
 /** A configuration value is missing or unusable (raised at the first call that needs it). */
 export class StudioConfigError extends StudioError {
+  static {
+    named(StudioConfigError, "StudioConfigError");
+  }
+
   readonly option: string;
   readonly envVar: string | undefined;
 
@@ -58,6 +73,10 @@ export class StudioConfigError extends StudioError {
 
 /** A caller-supplied value is out of range or of the wrong type; nothing was sent. */
 export class StudioValidationError extends StudioError {
+  static {
+    named(StudioValidationError, "StudioValidationError");
+  }
+
   /** Dotted path of the offending field, e.g. `temperature` or `messages[2].content`. */
   readonly field: string;
 
@@ -73,13 +92,17 @@ export class StudioValidationError extends StudioError {
 
 /** The server answered 200 but the body does not have the shape the interface promises. */
 export class StudioResponseError extends StudioError {
+  static {
+    named(StudioResponseError, "StudioResponseError");
+  }
+
   readonly method: string;
   readonly path: string;
 
   constructor(method: string, path: string, detail: string, options?: { cause?: unknown }) {
     super(`Unexpected response from ${method} ${path}: ${detail}`, options);
     this.method = method;
-    this.path = path;
+    this.path = redactText(path);
   }
 
   override toJSON(): Record<string, unknown> {
@@ -89,6 +112,10 @@ export class StudioResponseError extends StudioError {
 
 /** The connection failed before a complete response arrived (refused, reset, DNS, TLS). */
 export class StudioConnectionError extends StudioError {
+  static {
+    named(StudioConnectionError, "StudioConnectionError");
+  }
+
   readonly method: string;
   readonly path: string;
   /** True when the failure happened after the request may have reached the server. */
@@ -106,7 +133,7 @@ export class StudioConnectionError extends StudioError {
       options,
     );
     this.method = method;
-    this.path = path;
+    this.path = redactText(path);
     this.mayHaveReachedServer = mayHaveReachedServer;
   }
 
@@ -120,19 +147,37 @@ export class StudioConnectionError extends StudioError {
   }
 }
 
-/** The request (or, for streams, the wait between two events) took longer than allowed. */
+const TIMEOUT_WORDS = {
+  request: ["complete response", "timeout"],
+  event: ["stream event", "streamIdleTimeout"],
+  stream: ["end of the stream", "streamTimeout"],
+} as const;
+
+/**
+ * The request, the wait between two stream events (`event`) or a whole stream (`stream`) took
+ * longer than allowed.
+ */
 export class StudioTimeoutError extends StudioError {
+  static {
+    named(StudioTimeoutError, "StudioTimeoutError");
+  }
+
   readonly method: string;
   readonly path: string;
   readonly timeoutMs: number;
 
-  constructor(method: string, path: string, timeoutMs: number, what = "request") {
-    const request = what === "request";
+  constructor(
+    method: string,
+    path: string,
+    timeoutMs: number,
+    what: "request" | "event" | "stream" = "request",
+  ) {
+    const [missing, option] = TIMEOUT_WORDS[what];
     super(
-      `${method} ${path} timed out: no ${request ? "complete response" : "stream event"} within ${timeoutMs} ms. Raise the "${request ? "timeout" : "streamIdleTimeout"}" option if the service is slow.`,
+      `${method} ${path} timed out: no ${missing} within ${timeoutMs} ms. Raise the "${option}" option if the service is slow.`,
     );
     this.method = method;
-    this.path = path;
+    this.path = redactText(path);
     this.timeoutMs = timeoutMs;
   }
 
@@ -143,11 +188,15 @@ export class StudioTimeoutError extends StudioError {
 
 /** A streamed response was malformed, carried an error event, or ended before it was complete. */
 export class StudioStreamError extends StudioError {
+  static {
+    named(StudioStreamError, "StudioStreamError");
+  }
+
   readonly path: string;
 
   constructor(path: string, detail: string, options?: { cause?: unknown }) {
     super(`Stream from ${path} failed: ${detail}`, options);
-    this.path = path;
+    this.path = redactText(path);
   }
 
   override toJSON(): Record<string, unknown> {
@@ -171,6 +220,10 @@ export interface StudioAPIErrorInit {
 
 /** The service answered with a non-2xx status. */
 export class StudioAPIError extends StudioError {
+  static {
+    named(StudioAPIError, "StudioAPIError");
+  }
+
   readonly status: number;
   readonly code: string | undefined;
   readonly requestId: string | undefined;
@@ -185,12 +238,13 @@ export class StudioAPIError extends StudioError {
       `${init.method} ${init.path} failed with status ${init.status}${init.code ? ` [${init.code}]` : ""}: ${init.serverMessage}${id}${hintFor(init.status)}`,
     );
     this.status = init.status;
-    this.code = init.code;
-    this.requestId = init.requestId;
+    // Each field is redacted on its own: they are shown apart from the message.
+    this.code = init.code === undefined ? undefined : redactText(init.code);
+    this.requestId = init.requestId === undefined ? undefined : redactText(init.requestId);
     this.method = init.method;
-    this.path = init.path;
-    this.headers = init.headers ?? {};
-    this.body = init.body;
+    this.path = redactText(init.path);
+    this.headers = redactDeep(init.headers ?? {}) as Record<string, string>;
+    this.body = redactDeep(init.body);
   }
 
   /** Picks the subclass for the status family. */
@@ -234,15 +288,47 @@ function hintFor(status: number): string {
   }
 }
 
-export class StudioBadRequestError extends StudioAPIError {}
-export class StudioAuthenticationError extends StudioAPIError {}
-export class StudioPermissionDeniedError extends StudioAPIError {}
-export class StudioNotFoundError extends StudioAPIError {}
-export class StudioConflictError extends StudioAPIError {}
-export class StudioUnprocessableEntityError extends StudioAPIError {}
-export class StudioServerError extends StudioAPIError {}
+export class StudioBadRequestError extends StudioAPIError {
+  static {
+    named(StudioBadRequestError, "StudioBadRequestError");
+  }
+}
+export class StudioAuthenticationError extends StudioAPIError {
+  static {
+    named(StudioAuthenticationError, "StudioAuthenticationError");
+  }
+}
+export class StudioPermissionDeniedError extends StudioAPIError {
+  static {
+    named(StudioPermissionDeniedError, "StudioPermissionDeniedError");
+  }
+}
+export class StudioNotFoundError extends StudioAPIError {
+  static {
+    named(StudioNotFoundError, "StudioNotFoundError");
+  }
+}
+export class StudioConflictError extends StudioAPIError {
+  static {
+    named(StudioConflictError, "StudioConflictError");
+  }
+}
+export class StudioUnprocessableEntityError extends StudioAPIError {
+  static {
+    named(StudioUnprocessableEntityError, "StudioUnprocessableEntityError");
+  }
+}
+export class StudioServerError extends StudioAPIError {
+  static {
+    named(StudioServerError, "StudioServerError");
+  }
+}
 
 export class StudioRateLimitError extends StudioAPIError {
+  static {
+    named(StudioRateLimitError, "StudioRateLimitError");
+  }
+
   /** Milliseconds the server asked us to wait (from `Retry-After`), if it said. */
   readonly retryAfter: number | undefined;
 

@@ -1,5 +1,53 @@
-export * from "./api-types";
-export * from "./assistants";
+/**
+ * The root entry: what users build with (the classes, the assistant and dataset functions, the
+ * errors) and the types of their options and results. Internals (converters, stream decoding,
+ * retry policy, wire schemas) stay private so they can change; test/unit/exports.test.ts pins
+ * the list. Running an assistant as an agent needs the optional peer `langchain`, so it lives in
+ * `langchain-studio/agents`; this entry never imports `langchain`.
+ */
+export type {
+  Assistant,
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionRequest,
+  ChatMessageParam,
+  ChatTool,
+  CreateAssistantRequest,
+  CreateMessageRequest,
+  CreateThreadRequest,
+  DatasetThreadMessages,
+  Deleted,
+  ListDatasetThreadsMessagesRequest,
+  ListDatasetThreadsMessagesResponse,
+  ListPublicModelsRequest,
+  ListPublicModelsResponse,
+  ListQuery,
+  ListResponse,
+  ListThreadsQuery,
+  Metadata,
+  Model,
+  ModelSettings,
+  TextCompletion,
+  TextCompletionChunk,
+  TextCompletionRequest,
+  Thread,
+  ThreadMessage,
+  ThreadMessageInput,
+  Tool,
+  ToolCall,
+  ToolChoice,
+  Usage,
+} from "./api-types";
+export {
+  type AssistantCallOptions,
+  type AssistantToolInput,
+  type CreateAssistantInput,
+  createAssistant,
+  deleteAssistant,
+  getAssistant,
+  type ListAssistantsOptions,
+  listAssistants,
+} from "./assistants";
 export {
   type DatasetConversation,
   type LoadDatasetConversationsInput,
@@ -9,46 +57,26 @@ export {
   type StudioChatMessageHistoryOptions,
   StudioWriteNotConfirmedError,
 } from "./chat_history";
-export {
-  ChatStudio,
-  type ChatStudioCallOptions,
-  type ChatStudioInput,
-  type ChatStudioInvocationParams,
-  type StructuredOutputSchema,
-} from "./chat_models";
-export {
-  isRetryableStatus,
-  parseRetryAfter,
-  type RetryClass,
-  retryDelay,
-  StudioClient,
-  shouldRetry,
-} from "./client";
+export { ChatStudio, type ChatStudioCallOptions, type ChatStudioInput } from "./chat_models";
+export { StudioClient } from "./client";
+export type { StudioClientFields } from "./client/resolve";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/types";
 export {
-  assistantToolName,
-  convertAssistantToolToChatTool,
-  convertToAssistantTool,
-} from "./converters/assistant-tools";
-export {
-  convertCompletionToChatGenerations,
-  convertMessagesToStudioParams,
-} from "./converters/messages";
-export {
-  decodeMessage,
-  decodeMessages,
-  type EncodedMessage,
-  encodeMessage,
-  encodeMessages,
-  threadMessageClientId,
-} from "./converters/thread-messages";
-export { convertToolChoiceToStudio, convertToolsToStudio } from "./converters/tools";
-export { convertUsage } from "./converters/usage";
-export * from "./errors";
-export type { StudioModelFields, StudioSamplingCallOptions } from "./language_models/common";
-export {
-  StudioLLM,
-  type StudioLLMCallOptions,
-  type StudioLLMFields,
-  type StudioLLMLsParams,
-} from "./llms";
+  StudioAPIError,
+  StudioAuthenticationError,
+  StudioBadRequestError,
+  StudioConfigError,
+  StudioConflictError,
+  StudioConnectionError,
+  StudioError,
+  StudioNotFoundError,
+  StudioPermissionDeniedError,
+  StudioRateLimitError,
+  StudioResponseError,
+  StudioServerError,
+  StudioStreamError,
+  StudioTimeoutError,
+  StudioUnprocessableEntityError,
+  StudioValidationError,
+} from "./errors";
+export { StudioLLM, type StudioLLMCallOptions, type StudioLLMFields } from "./llms";

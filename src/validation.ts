@@ -40,6 +40,9 @@ export const samplingSchemas = {
     .number({ error: "must be a number" })
     .int({ error: "must be an integer >= 0" })
     .min(0, { error: "must be an integer >= 0" }),
+  seed: z.number({ error: "must be a number" }).int({ error: "must be an integer" }),
+  user: z.string({ error: "must be a string" }),
+  flag: z.boolean({ error: "must be true or false" }),
 } as const;
 
 export type SamplingField = keyof typeof samplingSchemas;
@@ -52,15 +55,8 @@ export function validateField(kind: SamplingField, field: string, value: unknown
     const issue = result.error.issues[0];
     throw new StudioValidationError(
       field,
-      `${issue?.message ?? "is invalid"} (got ${describe(value)})`,
+      `${issue?.message ?? "is invalid"} (got ${describeValue(value)})`,
     );
-  }
-}
-
-/** Validates every sampling field present in `values`, each under its own name. */
-export function validateSampling(values: Partial<Record<SamplingField, unknown>>): void {
-  for (const [kind, value] of Object.entries(values) as [SamplingField, unknown][]) {
-    validateField(kind, kind, value);
   }
 }
 
@@ -90,7 +86,7 @@ export function validateMetadata(field: string, metadata: unknown): void {
     if (typeof value !== "string") {
       throw new StudioValidationError(
         `${field}.${key}`,
-        `must be a string (got ${describe(value)})`,
+        `must be a string (got ${describeValue(value)})`,
       );
     }
     if (value.length > METADATA_LIMITS.maxValueLength) {
@@ -102,7 +98,8 @@ export function validateMetadata(field: string, metadata: unknown): void {
   }
 }
 
-function describe(value: unknown): string {
+/** A short, safe description of a rejected value for error messages. */
+export function describeValue(value: unknown): string {
   if (typeof value === "string")
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);

@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod/v4";
-import { createAssistant, loadAssistantAgent } from "../../src/assistants";
+import { createAssistant, deleteAssistant, loadAssistantAgent } from "../../src/assistants";
 import { DemoCheckError, type DemoStep } from "../step";
 import { clip, ui } from "../ui";
 
@@ -40,32 +40,40 @@ export const assistantStep: DemoStep = {
       },
       { client },
     );
-    ui.result("Assistant", `${assistant.assistantName} (${assistant.id})`);
-    ui.result("Declared tools", (assistant.tools ?? []).map((t) => t.function?.name).join(", "));
+    try {
+      ui.result("Assistant", `${assistant.assistantName} (${assistant.id})`);
+      ui.result("Declared tools", (assistant.tools ?? []).map((t) => t.function?.name).join(", "));
 
-    const agent = await loadAssistantAgent({ assistant, tools: [getWeather], client });
-    const question = 'What is the weather in Paris? Use get_weather with {"city": "Paris"}';
-    ui.result("You", question);
-    const { messages } = await agent.invoke({ messages: [new HumanMessage(question)] });
+      const agent = await loadAssistantAgent({ assistant, tools: [getWeather], client });
+      const question = 'What is the weather in Paris? Use get_weather with {"city": "Paris"}';
+      ui.result("You", question);
+      const { messages } = await agent.invoke({ messages: [new HumanMessage(question)] });
 
-    // The whole exchange comes back: the question, tool calls, tool results, the answer last.
-    for (const message of messages) {
-      if (AIMessage.isInstance(message) && message.tool_calls?.length) {
-        for (const call of message.tool_calls) {
-          ui.result("Agent calls", `${call.name}(${JSON.stringify(call.args)})`);
+      // The whole exchange comes back: the question, tool calls, tool results, the answer last.
+      for (const message of messages) {
+        if (AIMessage.isInstance(message) && message.tool_calls?.length) {
+          for (const call of message.tool_calls) {
+            ui.result("Agent calls", `${call.name}(${JSON.stringify(call.args)})`);
+          }
+        } else if (message.type === "tool") {
+          ui.result("Tool returns", clip(message.text, 200));
+        } else if (message.type === "ai") {
+          ui.result("Agent", clip(message.text, 200));
         }
-      } else if (message.type === "tool") {
-        ui.result("Tool returns", clip(message.text, 200));
-      } else if (message.type === "ai") {
-        ui.result("Agent", clip(message.text, 200));
       }
-    }
-    const last = messages.at(-1);
-    if (last?.type !== "ai") {
-      throw new DemoCheckError(
-        "the agent run did not end with an answer from the model",
-        "Pick a model that supports tool calling with STUDIO_MODEL.",
+      const last = messages.at(-1);
+      if (last?.type !== "ai") {
+        throw new DemoCheckError(
+          "the agent run did not end with an answer from the model",
+          "Pick a model that supports tool calling with STUDIO_MODEL.",
+        );
+      }
+    } finally {
+      // Demo data should not pile up in a real account (or in the emulator's data file).
+      await deleteAssistant(assistant.id, { client }).catch(() =>
+        ui.warn(`The demo assistant ${assistant.id} could not be deleted.`),
       );
     }
+    ui.explain("The demo's assistant was deleted again.");
   },
 };

@@ -1,4 +1,5 @@
 import type { DemoStep } from "../step";
+import { agentMemoryStep } from "./agent-memory";
 import { assistantStep } from "./assistant";
 import { conversationStep } from "./conversation";
 import { datasetStep } from "./dataset";
@@ -16,6 +17,7 @@ export const steps: readonly DemoStep[] = [
   toolsStep,
   structuredStep,
   conversationStep,
+  agentMemoryStep,
   datasetStep,
   assistantStep,
 ];

@@ -10,8 +10,8 @@
  *     await backend.close();
  *   }
  */
-import { StudioClient } from "../../src";
-import { startEmulator } from "../../src/emulator";
+import { StudioClient } from "langchain-studio";
+import { startEmulator } from "langchain-studio/emulator";
 
 export interface Backend {
   /** One client, so one connection pool, shared by every model and history of the example. */

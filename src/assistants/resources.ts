@@ -1,9 +1,12 @@
 /**
- * Create, fetch and list assistants. Each call takes an optional client; without one, a client is
- * made from the environment (`STUDIO_API_KEY`, `STUDIO_BASE_URL`, ...) and closed when the call ends.
+ * Create, fetch, list and delete assistants. Each function takes a `client`, or the client options
+ * to build one (else the environment: `STUDIO_API_KEY`, `STUDIO_BASE_URL`...), plus the per-call
+ * options `signal`, `timeout`, `maxRetries` and `headers`, which apply to the call either way.
+ * None of these bodies carries an `auth` object, so `orgId` travels only in the client's headers.
  */
-import type { Assistant } from "../api-types";
-import { StudioClient } from "../client";
+import type { Assistant, Deleted } from "../api-types";
+import type { StudioClient } from "../client";
+import { resolveClient } from "../client/resolve";
 import type { RequestOptions } from "../client/types";
 import { StudioValidationError } from "../errors";
 import type { AssistantCallOptions, CreateAssistantInput, ListAssistantsOptions } from "./types";
@@ -15,9 +18,8 @@ export async function createAssistant(
   options: AssistantCallOptions = {},
 ): Promise<Assistant> {
   const body = toCreateAssistantRequest(input);
-  return withClient(options.client, (client) =>
-    client.createAssistant(body, requestOptions(options)),
-  );
+  const [client, perCall] = split(options);
+  return client.createAssistant(body, perCall);
 }
 
 export async function getAssistant(
@@ -25,9 +27,18 @@ export async function getAssistant(
   options: AssistantCallOptions = {},
 ): Promise<Assistant> {
   requireId(assistantId);
-  return withClient(options.client, (client) =>
-    client.getAssistant(assistantId, requestOptions(options)),
-  );
+  const [client, perCall] = split(options);
+  return client.getAssistant(assistantId, perCall);
+}
+
+/** Deletes the assistant (`DELETE /v1/assistants/{id}`); an unknown id is `StudioNotFoundError`. */
+export async function deleteAssistant(
+  assistantId: string,
+  options: AssistantCallOptions = {},
+): Promise<Deleted> {
+  requireId(assistantId);
+  const [client, perCall] = split(options);
+  return client.deleteAssistant(assistantId, perCall);
 }
 
 /**
@@ -40,30 +51,9 @@ export async function getAssistant(
 export async function* listAssistants(
   options: ListAssistantsOptions = {},
 ): AsyncGenerator<Assistant, void, undefined> {
-  const { client: given, limit, order = "asc" } = options;
-  const client = given ?? new StudioClient();
-  try {
-    yield* client.iterateAssistants(
-      { order, ...(limit === undefined ? {} : { limit }) },
-      requestOptions(options),
-    );
-  } finally {
-    if (!given) await client.close();
-  }
-}
-
-/** Runs `call` with the caller's client, or with one made from the environment and then closed. */
-export async function withClient<T>(
-  client: StudioClient | undefined,
-  call: (client: StudioClient) => Promise<T>,
-): Promise<T> {
-  if (client) return call(client);
-  const own = new StudioClient();
-  try {
-    return await call(own);
-  } finally {
-    await own.close();
-  }
+  const { limit, order = "asc", ...rest } = options;
+  const [client, perCall] = split(rest);
+  yield* client.iterateAssistants({ order, ...(limit === undefined ? {} : { limit }) }, perCall);
 }
 
 export function requireId(assistantId: unknown): asserts assistantId is string {
@@ -72,7 +62,12 @@ export function requireId(assistantId: unknown): asserts assistantId is string {
   }
 }
 
-function requestOptions(options: AssistantCallOptions): RequestOptions {
-  const { signal, timeout, maxRetries, headers } = options;
-  return { signal, timeout, maxRetries, headers };
+/**
+ * The client (the caller's, or one built from the options) and the per-call options. `timeout`
+ * and `maxRetries` are both client options and per-call options; here they are taken per call,
+ * so they also work beside a passed `client`.
+ */
+function split(options: AssistantCallOptions): [StudioClient, RequestOptions] {
+  const { signal, timeout, maxRetries, headers, ...fields } = options;
+  return [resolveClient(fields), { signal, timeout, maxRetries, headers }];
 }

@@ -5,19 +5,23 @@
  * server (the repeat could create it twice). This module settles such ambiguous failures itself:
  * every message carries a client-made id (`lc_id`) and every new thread a client-made key
  * (`lc_thread_key`), so after a timeout, a reset or a 5xx it reads the thread back, and writes
- * again only what is not there. Attempts are bounded; what cannot be settled raises
- * `StudioWriteNotConfirmedError`.
+ * again only what is not there. Attempts are bounded; what cannot be settled is reported by a
+ * `PartialWrite` saying where the write stopped and whether that message is stored, not stored or
+ * unknown (the history turns it into `StudioWriteNotConfirmedError`).
  *
- * Limit: a request that is still being processed when the check runs (a slow server after a
- * client timeout) can land after the check said "absent"; `confirmDelayMs` makes that unlikely,
- * only an idempotency key on the service could make it impossible.
+ * After a timeout the request may still be running on the server, so a read-back then gets four
+ * times the timed-out call's time, and an "absent" answer is checked once more after waiting that
+ * long again before anything is sent again. A message still absent after that is reported as
+ * unknown, not as not stored. Only an idempotency key on the service could close the window
+ * entirely; `getMessages()` hides a duplicate that lands that late (it never returns a client id
+ * twice).
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { CreateThreadRequest, Thread } from "../api-types";
 import type { StudioClient } from "../client";
+import type { RequestOptions } from "../client/types";
 import { type EncodedMessage, threadMessageClientId } from "../converters/thread-messages";
 import { StudioAPIError, StudioConnectionError, StudioTimeoutError } from "../errors";
-import { StudioWriteNotConfirmedError } from "./errors";
+import { StudioWriteNotConfirmedError, type WriteOutcome } from "./errors";
 
 /** Thread metadata key holding the client-made key of a thread created by the history. */
 export const THREAD_KEY = "lc_thread_key";
@@ -32,6 +36,68 @@ export interface WritePolicy {
 /** How far back a check looks when it has no earlier message of ours to stop at. */
 const MAX_SCAN = 500;
 const PAGE = 100;
+/** A read-back after a timeout gets this many times the timed-out call's time. */
+const SETTLE_TIMEOUT_FACTOR = 4;
+
+/** What a message of a failed write is known to be. */
+export type MessageState = "stored" | "notStored" | "unknown";
+
+/**
+ * A write that stopped at `items[at]`: the items before it are stored, that one is `state`, and
+ * the ones after it are `later` (not sent, unless the failed call carried them all, as a thread
+ * creation does). `threadId` is set once the thread is known.
+ */
+export class PartialWrite extends Error {
+  readonly at: number;
+  readonly state: "notStored" | "unknown";
+  readonly later: "notStored" | "unknown";
+  readonly attempts: number;
+  /** What could not be done, e.g. "store message 3 of 5 in thread T". */
+  readonly what: string;
+  readonly threadId: string | undefined;
+  /** A sentence for the caller, e.g. naming a duplicate thread left behind. */
+  readonly note: string | undefined;
+
+  constructor(init: {
+    at: number;
+    state: "notStored" | "unknown";
+    later?: "notStored" | "unknown";
+    attempts: number;
+    what: string;
+    cause: unknown;
+    threadId: string | undefined;
+    note?: string | undefined;
+  }) {
+    const reason = init.cause instanceof Error ? init.cause.message : String(init.cause);
+    super(`Could not ${init.what}: ${reason}`, { cause: init.cause });
+    this.name = "PartialWrite";
+    this.at = init.at;
+    this.state = init.state;
+    this.later = init.later ?? "notStored";
+    this.attempts = init.attempts;
+    this.what = init.what;
+    this.threadId = init.threadId;
+    this.note = init.note;
+  }
+
+  /** The same stop seen from a batch in which these items start at `offset`. */
+  shifted(offset: number, threadId: string | undefined, note?: string): PartialWrite {
+    return new PartialWrite({
+      ...this,
+      at: this.at + offset,
+      cause: this.cause,
+      threadId,
+      note: note ?? this.note,
+    });
+  }
+
+  /** State of each of `count` items of the stopped batch. */
+  states(count: number): MessageState[] {
+    return Array.from({ length: count }, (_, i) =>
+      i < this.at ? "stored" : i === this.at ? this.state : this.later,
+    );
+  }
+}
 
 /**
  * Whether a failed write may nevertheless have been applied, or failed transiently (5xx, 408,
@@ -48,24 +114,68 @@ export function isAmbiguousWriteFailure(error: unknown): boolean {
   return false;
 }
 
+function delay(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
 function pause(policy: WritePolicy, attempt: number): Promise<void> {
-  const ms = Math.min(policy.confirmDelayMs * 2 ** (attempt - 1), 10_000);
-  return ms > 0 ? delay(ms) : Promise.resolve();
+  return delay(Math.min(policy.confirmDelayMs * 2 ** (attempt - 1), 10_000));
 }
 
 /**
- * Whether the thread holds a message written with `clientId`, looking from the newest message
- * back to `anchor` (the client id of the last message known to be stored before it, which a new
- * write can only follow).
+ * Waits, then asks `check` whether the failed write is there. After a timeout the write may still
+ * be in flight: the read gets a longer time limit and an "absent" is checked once more after
+ * waiting as long as the timed-out call did. Read failures propagate (the caller reports unknown).
  */
+async function settle(
+  policy: WritePolicy,
+  attempt: number,
+  failure: unknown,
+  check: (options: RequestOptions | undefined) => Promise<boolean>,
+): Promise<boolean> {
+  await pause(policy, attempt);
+  if (!(failure instanceof StudioTimeoutError)) return check(undefined);
+  const options = { timeout: failure.timeoutMs * SETTLE_TIMEOUT_FACTOR };
+  if (await check(options)) return true;
+  await delay(failure.timeoutMs);
+  return check(options);
+}
+
+/**
+ * Client ids of the newest messages of a thread, from the newest back to `anchor` (the client id
+ * of the last message known to be stored before the ones looked for, which they can only follow),
+ * or at most MAX_SCAN messages when there is no anchor.
+ */
+export async function recentClientIds(
+  client: StudioClient,
+  threadId: string,
+  anchor: string | undefined,
+  options?: RequestOptions,
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  let scanned = 0;
+  const query = { order: "desc", limit: PAGE } as const;
+  for await (const message of client.iterateMessages(threadId, query, options)) {
+    const id = threadMessageClientId(message);
+    if (anchor !== undefined && id === anchor) break;
+    if (id !== undefined) found.add(id);
+    scanned += 1;
+    if (scanned >= MAX_SCAN) break;
+  }
+  return found;
+}
+
+/** Whether the thread holds a message written with `clientId` (newest back to `anchor`). */
 export async function threadHasMessage(
   client: StudioClient,
   threadId: string,
   clientId: string,
   anchor: string | undefined,
+  options?: RequestOptions,
 ): Promise<boolean> {
   let scanned = 0;
-  for await (const message of client.iterateMessages(threadId, { order: "desc", limit: PAGE })) {
+  const query = { order: "desc", limit: PAGE } as const;
+  for await (const message of client.iterateMessages(threadId, query, options)) {
     const id = threadMessageClientId(message);
     if (id === clientId) return true;
     if (anchor !== undefined && id === anchor) return false;
@@ -76,8 +186,9 @@ export async function threadHasMessage(
 }
 
 /**
- * Appends `batch[start..]` in order, each message settled before the next is sent. On the happy
- * path this is exactly one call per message and no reads.
+ * Appends `batch` in order, each message settled before the next is sent. On the happy path this
+ * is exactly one call per message and no reads.
+ * @throws PartialWrite (positions in `batch`) when a message fails or cannot be settled.
  */
 export async function appendConfirmed(
   client: StudioClient,
@@ -85,56 +196,60 @@ export async function appendConfirmed(
   threadId: string,
   batch: readonly EncodedMessage[],
   anchor: string | undefined,
-  start = 0,
 ): Promise<void> {
   let previous = anchor;
-  for (let index = start; index < batch.length; index++) {
+  for (let index = 0; index < batch.length; index++) {
     const message = batch[index]!;
+    const what = `store message ${index + 1} of ${batch.length} in thread ${threadId}`;
     for (let attempt = 1; ; attempt++) {
       let failure: unknown;
       try {
         await client.createMessage(threadId, message.input);
         break;
       } catch (error) {
-        if (!isAmbiguousWriteFailure(error)) throw error;
+        if (!isAmbiguousWriteFailure(error)) {
+          throw new PartialWrite({ at: index, state: "notStored", attempts: attempt, what, cause: error, threadId });
+        }
         failure = error;
       }
-      const unconfirmed = (cause: unknown) =>
-        new StudioWriteNotConfirmedError({
-          threadId,
-          storedCount: index,
-          totalCount: batch.length,
-          attempts: attempt,
-          what: `that message ${index + 1} of ${batch.length} was stored in thread ${threadId}`,
-          cause,
-        });
       let stored: boolean;
       try {
-        await pause(policy, attempt);
-        stored = await threadHasMessage(client, threadId, message.clientId, previous);
+        stored = await settle(policy, attempt, failure, (options) =>
+          threadHasMessage(client, threadId, message.clientId, previous, options),
+        );
       } catch (readError) {
-        throw unconfirmed(readError);
+        throw new PartialWrite({ at: index, state: "unknown", attempts: attempt, what, cause: readError, threadId });
       }
       if (stored) break;
-      if (attempt >= policy.maxAttempts) throw unconfirmed(failure);
+      if (attempt >= policy.maxAttempts) {
+        // Absent after a timeout may still land: only other failures are known to have failed.
+        const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
+        throw new PartialWrite({ at: index, state, attempts: attempt, what, cause: failure, threadId });
+      }
     }
     previous = message.clientId;
   }
 }
 
-async function findThreadByKey(
+/**
+ * Threads carrying `key` in THREAD_KEY, oldest first, among the newest 200 threads (of the
+ * dataset when one is given): a thread just created is among the newest.
+ */
+export async function findThreadsByKey(
   client: StudioClient,
   key: string,
   datasetId: string | undefined,
-): Promise<Thread | undefined> {
+  options?: RequestOptions,
+): Promise<Thread[]> {
+  const found: Thread[] = [];
   let scanned = 0;
-  const query = datasetId === undefined ? {} : { datasetId };
-  for await (const thread of client.iterateThreads({ ...query, order: "desc", limit: PAGE })) {
-    if (thread.metadata?.[THREAD_KEY] === key) return thread;
+  const query = { ...(datasetId === undefined ? {} : { datasetId }), order: "desc" as const };
+  for await (const thread of client.iterateThreads({ ...query, limit: PAGE }, options)) {
+    if (thread.metadata?.[THREAD_KEY] === key) found.unshift(thread);
     scanned += 1;
-    if (scanned >= 2 * PAGE) return undefined;
+    if (scanned >= 2 * PAGE) break;
   }
-  return undefined;
+  return found;
 }
 
 export interface CreatedThread {
@@ -146,6 +261,8 @@ export interface CreatedThread {
 /**
  * Creates a thread (with its first messages in the same call), settling an ambiguous failure by
  * looking for the thread's key among the newest threads. `body.metadata` must hold `THREAD_KEY`.
+ * @throws PartialWrite (at 0, threadId undefined) when the thread was not created or its
+ * creation could not be settled ("unknown": look it up by key before creating another).
  */
 export async function createThreadConfirmed(
   client: StudioClient,
@@ -154,33 +271,31 @@ export async function createThreadConfirmed(
 ): Promise<CreatedThread> {
   const key = body.metadata[THREAD_KEY];
   if (key === undefined) throw new Error(`createThreadConfirmed needs metadata.${THREAD_KEY}`);
-  const total = body.messages?.length ?? 0;
+  const what = "create the thread";
   for (let attempt = 1; ; attempt++) {
     let failure: unknown;
     try {
       return { thread: await client.createThread(body), foundAfterFailure: false };
     } catch (error) {
-      if (!isAmbiguousWriteFailure(error)) throw error;
+      if (!isAmbiguousWriteFailure(error)) {
+        throw new PartialWrite({ at: 0, state: "notStored", later: "notStored", attempts: attempt, what, cause: error, threadId: undefined });
+      }
       failure = error;
     }
-    const unconfirmed = (cause: unknown) =>
-      new StudioWriteNotConfirmedError({
-        threadId: undefined,
-        storedCount: 0,
-        totalCount: total,
-        attempts: attempt,
-        what: "that the thread was created",
-        cause,
-      });
     let found: Thread | undefined;
     try {
-      await pause(policy, attempt);
-      found = await findThreadByKey(client, key, body.datasetId);
+      await settle(policy, attempt, failure, async (options) => {
+        found = (await findThreadsByKey(client, key, body.datasetId, options))[0];
+        return found !== undefined;
+      });
     } catch (readError) {
-      throw unconfirmed(readError);
+      throw new PartialWrite({ at: 0, state: "unknown", later: "unknown", attempts: attempt, what, cause: readError, threadId: undefined });
     }
     if (found) return { thread: found, foundAfterFailure: true };
-    if (attempt >= policy.maxAttempts) throw unconfirmed(failure);
+    if (attempt >= policy.maxAttempts) {
+      const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
+      throw new PartialWrite({ at: 0, state, later: state, attempts: attempt, what, cause: failure, threadId: undefined });
+    }
   }
 }
 
@@ -188,6 +303,7 @@ export async function createThreadConfirmed(
  * After a thread was found following a failed create, makes sure the messages of that call are
  * all there: the create is atomic on well-behaved services (one read, nothing to write), and on
  * others the missing tail is appended.
+ * @throws PartialWrite (positions in `batch`, threadId set) when the check or the tail fails.
  */
 export async function completeBatch(
   client: StudioClient,
@@ -196,18 +312,47 @@ export async function completeBatch(
   batch: readonly EncodedMessage[],
 ): Promise<void> {
   if (batch.length === 0) return;
-  const present = new Set<string>();
-  let scanned = 0;
-  for await (const message of client.iterateMessages(threadId, { order: "desc", limit: PAGE })) {
-    const id = threadMessageClientId(message);
-    if (id !== undefined) present.add(id);
-    scanned += 1;
-    if (scanned >= MAX_SCAN) break;
+  let present: Set<string>;
+  try {
+    present = await recentClientIds(client, threadId, undefined);
+  } catch (error) {
+    const what = `confirm the messages of new thread ${threadId}`;
+    throw new PartialWrite({ at: 0, state: "unknown", later: "unknown", attempts: 1, what, cause: error, threadId });
   }
   let last = -1;
   batch.forEach((message, index) => {
     if (present.has(message.clientId)) last = index;
   });
   if (last === batch.length - 1) return;
-  await appendConfirmed(client, policy, threadId, batch, batch[last]?.clientId, last + 1);
+  try {
+    await appendConfirmed(client, policy, threadId, batch.slice(last + 1), batch[last]?.clientId);
+  } catch (error) {
+    if (!(error instanceof PartialWrite)) throw error;
+    throw error.shifted(last + 1, threadId);
+  }
+}
+
+/**
+ * The error a caller sees for a stopped write. `positions[i]` is the index, in the caller's
+ * messages, of the i-th item of the stopped batch; `alreadyStored` are indexes stored before it.
+ */
+export function notConfirmedError(
+  partial: PartialWrite,
+  positions: readonly number[],
+  total: number,
+  alreadyStored: readonly number[] = [],
+): StudioWriteNotConfirmedError {
+  const outcome: WriteOutcome = { stored: [...alreadyStored], notStored: [], unknown: [] };
+  partial.states(positions.length).forEach((state, i) => {
+    outcome[state].push(positions[i]!);
+  });
+  return new StudioWriteNotConfirmedError({
+    ...outcome,
+    threadId: partial.threadId,
+    totalCount: total,
+    attempts: partial.attempts,
+    what: partial.what,
+    cause: partial.cause,
+    ...(partial.note === undefined ? {} : { note: partial.note }),
+  });
 }

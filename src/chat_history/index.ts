@@ -5,78 +5,156 @@
  * and reads of one instance run one after another in call order, so concurrent `addMessages`
  * calls land in the order they were made and a read sees every write made before it.
  */
-import { randomUUID } from "node:crypto";
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ListThreadsQuery, Metadata, Thread } from "../api-types";
+import type { ListThreadsQuery, Metadata, Thread, ThreadMessage } from "../api-types";
 import { METADATA_LIMITS } from "../api-types";
 import type { StudioClient } from "../client";
-import type { RequestOptions, StudioClientOptions } from "../client/types";
-import { decodeMessage, type EncodedMessage, encodeMessages } from "../converters/thread-messages";
+import { resolveClient, type StudioClientFields } from "../client/resolve";
+import type { RequestOptions } from "../client/types";
+import {
+  decodeMessage,
+  type EncodedMessage,
+  encodeMessage,
+  threadMessageClientId,
+} from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
 import { validateMetadata } from "../validation";
-import { resolveClient } from "../client/resolve";
 import {
   appendConfirmed,
   completeBatch,
   createThreadConfirmed,
+  findThreadsByKey,
+  type MessageState,
+  notConfirmedError,
+  PartialWrite,
+  recentClientIds,
   THREAD_KEY,
   type WritePolicy,
 } from "./confirmed-writes";
+import {
+  checkSessionId,
+  findSessionThread,
+  forgetSessionThread,
+  SESSION_RESERVED_KEYS,
+  writeSessionThread,
+} from "./session-threads";
 
 export {
   type DatasetConversation,
   type LoadDatasetConversationsInput,
   loadDatasetConversations,
 } from "./dataset";
-export { StudioWriteNotConfirmedError } from "./errors";
+export { StudioWriteNotConfirmedError, type WriteOutcome } from "./errors";
+export {
+  type CreateSessionThreadInit,
+  createSessionThread,
+  findSessionThread,
+  forgetSessionThread,
+  type SessionKind,
+  type SessionScope,
+  type SessionThread,
+} from "./session-threads";
 
-export interface StudioChatMessageHistoryInput extends StudioClientOptions {
-  /** An existing thread. Without it, the first write creates one. */
+export interface StudioChatMessageHistoryInput extends StudioClientFields {
+  /**
+   * Your own id for the conversation (a user id, a chat id...): the history finds the thread
+   * tagged with it, or creates that thread on the first write. Not together with `threadId`.
+   */
+  sessionId?: string;
+  /** An existing thread. Without it (and without `sessionId`), the first write creates one. */
   threadId?: string;
   /** Title of the thread the history creates. */
   title?: string;
-  /** Metadata of the thread the history creates (string values, at most 15 keys). */
+  /** Metadata of the thread the history creates (string values, at most 15 keys, 13 with `sessionId`). */
   metadata?: Metadata;
-  /** Dataset the thread the history creates relates to. */
+  /** Dataset the thread the history creates relates to (session look-ups stay within it). */
   datasetId?: string;
-  /** A client to share; instead of it, pass the client options (`apiKey`, `baseUrl`...). */
-  client?: StudioClient;
   /** Attempts per message when writes fail ambiguously, the first included (default 3). */
   maxWriteAttempts?: number;
   /** Pause before reading a thread back after an ambiguous failure, doubling (default 250 ms). */
   confirmDelayMs?: number;
+  /** `getMessages()` returns only the newest `maxMessages` messages (read from the newest end). */
+  maxMessages?: number;
 }
 
 export type StudioChatMessageHistoryOptions = Omit<StudioChatMessageHistoryInput, "threadId">;
 
 /** Parallel deletes while clearing: enough to be quick, few enough not to flood the service. */
 const CLEAR_CONCURRENCY = 4;
+const PAGE = 100;
+/** Longest pause accepted between a failed write and its read-back. */
+const MAX_CONFIRM_DELAY_MS = 60_000;
 
 function isNotFound(error: unknown): boolean {
   return error instanceof StudioNotFoundError;
 }
 
-function checkThreadMetadata(metadata: Metadata | undefined): void {
+function checkThreadMetadata(metadata: Metadata | undefined, reserved: readonly string[]): void {
   if (metadata === undefined) return;
   validateMetadata("metadata", metadata);
-  if (THREAD_KEY in metadata) {
-    throw new StudioValidationError(`metadata.${THREAD_KEY}`, "is reserved for the history");
+  for (const key of reserved) {
+    if (Object.hasOwn(metadata, key)) {
+      throw new StudioValidationError(`metadata.${key}`, "is reserved for the history");
+    }
   }
-  if (Object.keys(metadata).length >= METADATA_LIMITS.maxKeys) {
+  const room = METADATA_LIMITS.maxKeys - reserved.length;
+  if (Object.keys(metadata).length > room) {
     throw new StudioValidationError(
       "metadata",
-      `has ${Object.keys(metadata).length} keys; a history's thread takes at most ${METADATA_LIMITS.maxKeys - 1} (one is used for "${THREAD_KEY}")`,
+      `has ${Object.keys(metadata).length} keys; a history's thread takes at most ${room} (${reserved.map((k) => `"${k}"`).join(", ")} ${reserved.length === 1 ? "is" : "are"} the history's)`,
     );
   }
 }
 
-function positiveInteger(field: string, value: number | undefined, fallback: number): number {
+function positiveInteger(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new StudioValidationError(field, `must be an integer >= 1 (got ${value})`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new StudioValidationError(field, `must be an integer >= 1 (got ${String(value)})`);
   }
   return value;
+}
+
+function optionalString(field: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "") {
+    throw new StudioValidationError(field, `must be a non-empty string (got ${typeof value})`);
+  }
+  return value;
+}
+
+function confirmDelay(value: unknown): number {
+  if (value === undefined) return 250;
+  if (
+    typeof value !== "number" ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    value > MAX_CONFIRM_DELAY_MS
+  ) {
+    throw new StudioValidationError(
+      "confirmDelayMs",
+      `must be a number of milliseconds between 0 and ${MAX_CONFIRM_DELAY_MS} (got ${String(value)})`,
+    );
+  }
+  return value;
+}
+
+/** Drops the messages whose client id was already seen (a duplicate that landed late). */
+function firstOfEachClientId(messages: readonly ThreadMessage[]): ThreadMessage[] {
+  const seen = new Set<string>();
+  return messages.filter((message) => {
+    const id = threadMessageClientId(message);
+    if (id === undefined) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+/** What the history knows about a message object it was given. */
+interface Written {
+  clientId: string;
+  state: MessageState;
 }
 
 export class StudioChatMessageHistory extends BaseListChatMessageHistory {
@@ -90,12 +168,14 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     return { apiKey: "STUDIO_API_KEY" };
   }
 
-  /** The thread's id: undefined until the first write (or `getThreadId()`) creates the thread. */
+  /** The thread's id: undefined until it is known (found for the session, or created). */
   threadId: string | undefined;
 
+  readonly sessionId: string | undefined;
   readonly title: string | undefined;
   readonly metadata: Metadata | undefined;
   readonly datasetId: string | undefined;
+  readonly maxMessages: number | undefined;
 
   readonly #client: StudioClient;
   readonly #policy: WritePolicy;
@@ -103,22 +183,41 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   #queue: Promise<unknown> = Promise.resolve();
   /** Client id of the last message this instance knows is stored, where checks may stop. */
   #lastClientId: string | undefined;
+  /** Client id and state of every message object given to this instance since the last clear. */
+  #written = new WeakMap<BaseMessage, Written>();
+  /** Key of a thread whose creation could not be confirmed: looked up before creating another. */
+  #pendingKey: string | undefined;
 
   constructor(fields: StudioChatMessageHistoryInput = {}) {
-    const { threadId, title, metadata, datasetId } = fields;
+    const { threadId, sessionId, title, metadata, datasetId } = fields;
     // Only these reach lc_kwargs: the key and the client are never part of what serializes.
-    super({ threadId, title, metadata, datasetId });
+    super({ threadId, sessionId, title, metadata, datasetId });
+    if (threadId !== undefined && sessionId !== undefined) {
+      throw new StudioValidationError(
+        "sessionId",
+        "give either threadId (a thread of the service) or sessionId (your own id, resolved to its thread), not both",
+      );
+    }
     if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) {
       throw new StudioValidationError("threadId", "must be a non-empty string");
     }
-    checkThreadMetadata(metadata);
+    if (sessionId !== undefined) checkSessionId("sessionId", sessionId);
+    if (title !== undefined && typeof title !== "string") {
+      throw new StudioValidationError("title", `must be a string (got ${typeof title})`);
+    }
+    this.datasetId = optionalString("datasetId", datasetId);
+    checkThreadMetadata(metadata, sessionId === undefined ? [THREAD_KEY] : SESSION_RESERVED_KEYS);
     this.threadId = threadId;
+    this.sessionId = sessionId;
     this.title = title;
     this.metadata = metadata;
-    this.datasetId = datasetId;
+    this.maxMessages =
+      fields.maxMessages === undefined
+        ? undefined
+        : positiveInteger("maxMessages", fields.maxMessages, 1);
     this.#policy = {
       maxAttempts: positiveInteger("maxWriteAttempts", fields.maxWriteAttempts, 3),
-      confirmDelayMs: fields.confirmDelayMs ?? 250,
+      confirmDelayMs: confirmDelay(fields.confirmDelayMs),
     };
     this.#client = resolveClient(fields);
   }
@@ -156,7 +255,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
    */
   static async *listThreads(
     query: ListThreadsQuery = {},
-    options: StudioClientOptions & { client?: StudioClient } = {},
+    options: StudioClientFields = {},
     requestOptions?: RequestOptions,
   ): AsyncGenerator<Thread> {
     const client = resolveClient(options);
@@ -172,23 +271,58 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
 
   /** The thread's id, creating an empty thread first if there is none yet. */
   getThreadId(): Promise<string> {
-    return this.#enqueue(async () => this.threadId ?? (await this.#createThread([])));
+    return this.#enqueue(async () => {
+      const known = await this.#resolveThread();
+      if (known !== undefined) return known;
+      await this.#writeNew([]);
+      return this.threadId!;
+    });
   }
 
-  /** All messages of the thread, oldest first. No request is made before the thread exists. */
+  /**
+   * The thread's messages, oldest first (the newest `maxMessages` when set). No message is
+   * returned twice: a client id seen twice (a write that landed twice) shows once.
+   */
   getMessages(): Promise<BaseMessage[]> {
     return this.#enqueue(async () => {
-      const threadId = this.threadId;
+      const threadId = await this.#resolveThread();
       if (threadId === undefined) return [];
-      const messages: BaseMessage[] = [];
-      for await (const message of this.#client.iterateMessages(threadId, {
-        order: "asc",
-        limit: 100,
-      })) {
-        messages.push(decodeMessage(message));
-      }
-      return messages;
+      const messages =
+        this.maxMessages === undefined
+          ? await this.#readAll(threadId)
+          : await this.#readNewest(threadId, this.maxMessages);
+      return messages.map(decodeMessage);
     });
+  }
+
+  async #readAll(threadId: string): Promise<ThreadMessage[]> {
+    const messages: ThreadMessage[] = [];
+    for await (const message of this.#client.iterateMessages(threadId, {
+      order: "asc",
+      limit: PAGE,
+    })) {
+      messages.push(message);
+    }
+    return firstOfEachClientId(messages);
+  }
+
+  /** The newest `count` messages, read from the newest end: one call when count <= 100. */
+  async #readNewest(threadId: string, count: number): Promise<ThreadMessage[]> {
+    const newestFirst: ThreadMessage[] = [];
+    const seen = new Set<string>();
+    const query = { order: "desc" as const, limit: Math.min(count, PAGE) };
+    for await (const message of this.#client.iterateMessages(threadId, query)) {
+      const id = threadMessageClientId(message);
+      if (id !== undefined) {
+        // Newest first, so the copy kept is the newest; the oldest of a duplicate pair is what
+        // the full read keeps, and both hold the same message.
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      newestFirst.push(message);
+      if (newestFirst.length >= count) break;
+    }
+    return newestFirst.reverse();
   }
 
   addMessage(message: BaseMessage): Promise<void> {
@@ -196,15 +330,27 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /**
-   * Appends messages in order. The whole batch is validated before anything is written; each
-   * message is confirmed before the next one is sent.
-   * @throws StudioValidationError (field `messages[i]`) when a message cannot be stored losslessly.
-   * @throws StudioWriteNotConfirmedError when an ambiguous failure could not be settled.
+   * Appends messages in order, each stored exactly once. The whole batch is validated before
+   * anything is written; each message is confirmed before the next one is sent. Message objects
+   * this history already stored are not stored again, so calling again with the same objects
+   * after an error writes only what is missing.
+   * @throws StudioValidationError (field `messages` or `messages[i]`) before anything is sent.
+   * @throws StudioWriteNotConfirmedError saying which messages are stored, which are not and which
+   * are unknown, and in which thread, when the write did not complete.
    */
   override async addMessages(messages: BaseMessage[]): Promise<void> {
-    const batch = encodeMessages(messages);
-    if (batch.length === 0) return;
-    await this.#enqueue(() => this.#write(batch));
+    if (!Array.isArray(messages)) {
+      throw new StudioValidationError(
+        "messages",
+        `must be an array of LangChain messages (got ${messages === null ? "null" : typeof messages})`,
+      );
+    }
+    // Checked now, so a bad batch is refused even if earlier writes are still queued.
+    messages.forEach((message, index) => {
+      encodeMessage(message, "check", `messages[${index}]`);
+    });
+    if (messages.length === 0) return;
+    await this.#enqueue(() => this.#write(messages));
   }
 
   /**
@@ -214,13 +360,13 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
    */
   override clear(): Promise<void> {
     return this.#enqueue(async () => {
-      const threadId = this.threadId;
+      const threadId = await this.#resolveThread();
       if (threadId === undefined) return;
       const ids: string[] = [];
       // All ids first: deleting while paging could pull the `after` cursor out from under the list.
       for await (const message of this.#client.iterateMessages(threadId, {
         order: "asc",
-        limit: 100,
+        limit: PAGE,
       })) {
         ids.push(message.id);
       }
@@ -237,48 +383,204 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       };
       await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, ids.length) }, worker));
       this.#lastClientId = undefined;
+      this.#written = new WeakMap();
     });
   }
 
   /**
    * Deletes the thread and forgets its id (`threadId` becomes undefined); the next write starts a
-   * new thread. Deleting a thread that is already gone is not an error.
+   * new thread (for a `sessionId`, a new thread of that session). Deleting a thread that is
+   * already gone is not an error.
    */
   deleteThread(): Promise<void> {
     return this.#enqueue(async () => {
-      const threadId = this.threadId;
+      const threadId = await this.#resolveThread();
       if (threadId === undefined) return;
       try {
         await this.#client.deleteThread(threadId);
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
-      this.threadId = undefined;
-      this.#lastClientId = undefined;
+      this.#forgetThread(threadId);
+      this.#written = new WeakMap();
     });
   }
 
-  async #write(batch: EncodedMessage[]): Promise<void> {
-    const threadId = this.threadId;
-    if (threadId === undefined) {
-      await this.#createThread(batch);
-    } else {
-      await appendConfirmed(this.#client, this.#policy, threadId, batch, this.#lastClientId);
+  #forgetThread(threadId: string): void {
+    if (this.sessionId !== undefined) {
+      forgetSessionThread(this.#client, this.sessionId, "history", this.#scope(), threadId);
     }
-    this.#lastClientId = batch.at(-1)?.clientId ?? this.#lastClientId;
+    this.threadId = undefined;
+    this.#lastClientId = undefined;
   }
 
-  /** Creates the thread carrying `batch` as its first messages; sets and returns its id. */
-  async #createThread(batch: EncodedMessage[]): Promise<string> {
-    const metadata: Record<string, string> = { ...this.metadata, [THREAD_KEY]: randomUUID() };
-    const { thread, foundAfterFailure } = await createThreadConfirmed(this.#client, this.#policy, {
-      messages: batch.map((message) => message.input),
-      metadata,
-      ...(this.title === undefined ? {} : { title: this.title }),
-      ...(this.datasetId === undefined ? {} : { datasetId: this.datasetId }),
+  #scope(): { datasetId?: string } {
+    return this.datasetId === undefined ? {} : { datasetId: this.datasetId };
+  }
+
+  /**
+   * The thread's id if it exists: the known one, the session's (looked up), or a thread whose
+   * creation could not be confirmed and has since turned up. Undefined when there is none yet.
+   */
+  async #resolveThread(): Promise<string | undefined> {
+    if (this.threadId !== undefined) return this.threadId;
+    if (this.sessionId !== undefined) {
+      this.threadId = await findSessionThread(
+        this.#client,
+        this.sessionId,
+        "history",
+        this.#scope(),
+      );
+    }
+    if (this.threadId === undefined && this.#pendingKey !== undefined) {
+      const [found] = await findThreadsByKey(this.#client, this.#pendingKey, this.datasetId);
+      if (found) this.threadId = found.id;
+    }
+    if (this.threadId !== undefined) this.#pendingKey = undefined;
+    return this.threadId;
+  }
+
+  async #write(messages: readonly BaseMessage[]): Promise<void> {
+    // Which messages need writing: objects already stored by this instance are skipped, objects
+    // written before with an unknown outcome keep their client id and are checked first.
+    const alreadyStored: number[] = [];
+    const batch: EncodedMessage[] = [];
+    const positions: number[] = [];
+    const entries: Written[] = [];
+    const inBatch = new Set<BaseMessage>();
+    let settle = false;
+    messages.forEach((message, index) => {
+      const known = this.#written.get(message);
+      if (known?.state === "stored" || inBatch.has(message)) {
+        alreadyStored.push(index);
+        return;
+      }
+      inBatch.add(message);
+      const entry = known ?? { clientId: crypto.randomUUID(), state: "notStored" };
+      if (entry.state === "unknown") settle = true;
+      this.#written.set(message, entry);
+      entries.push(entry);
+      positions.push(index);
+      batch.push({
+        clientId: entry.clientId,
+        input: encodeMessage(message, entry.clientId, `messages[${index}]`),
+      });
     });
-    this.threadId = thread.id;
-    if (foundAfterFailure) await completeBatch(this.#client, this.#policy, thread.id, batch);
-    return thread.id;
+    if (batch.length === 0) return;
+
+    let threadId: string | undefined;
+    try {
+      threadId = await this.#resolveThread();
+    } catch (error) {
+      throw notConfirmedError(
+        new PartialWrite({
+          at: 0,
+          state: "notStored",
+          later: "notStored",
+          attempts: 1,
+          what: "find the history's thread",
+          cause: error,
+          threadId: undefined,
+        }),
+        positions,
+        messages.length,
+        alreadyStored,
+      );
+    }
+
+    let toWrite = batch.map((_, i) => i);
+    if (settle && threadId !== undefined) {
+      // Some of these were written before without an answer: keep those that did land.
+      let present: Set<string>;
+      try {
+        present = await recentClientIds(this.#client, threadId, undefined);
+      } catch (error) {
+        const unknown = new PartialWrite({
+          at: 0,
+          state: "unknown",
+          later: "unknown",
+          attempts: 1,
+          what: `check which messages are already in thread ${threadId}`,
+          cause: error,
+          threadId,
+        });
+        throw notConfirmedError(unknown, positions, messages.length, alreadyStored);
+      }
+      toWrite = toWrite.filter((i) => {
+        if (!present.has(batch[i]!.clientId)) return true;
+        entries[i]!.state = "stored";
+        alreadyStored.push(positions[i]!);
+        return false;
+      });
+    }
+    const sending = toWrite.map((i) => batch[i]!);
+    try {
+      if (threadId === undefined) await this.#writeNew(sending);
+      else await appendConfirmed(this.#client, this.#policy, threadId, sending, this.#lastClientId);
+    } catch (error) {
+      if (!(error instanceof PartialWrite)) throw error;
+      const states = error.states(sending.length);
+      toWrite.forEach((i, n) => {
+        entries[i]!.state = states[n]!;
+        if (states[n] === "stored") this.#lastClientId = batch[i]!.clientId;
+      });
+      if (error.threadId !== undefined) this.threadId = error.threadId;
+      if (this.sessionId !== undefined && error.cause instanceof StudioNotFoundError && threadId) {
+        // The session's thread was deleted elsewhere: the next write looks the session up again.
+        this.#forgetThread(threadId);
+      }
+      throw notConfirmedError(
+        error,
+        toWrite.map((i) => positions[i]!),
+        messages.length,
+        alreadyStored,
+      );
+    }
+    for (const i of toWrite) entries[i]!.state = "stored";
+    if (sending.length > 0) this.#lastClientId = sending.at(-1)!.clientId;
+  }
+
+  /** Creates the thread (the session's, or a new one) with `batch` as its first messages. */
+  async #writeNew(batch: readonly EncodedMessage[]): Promise<void> {
+    const key = this.#pendingKey ?? crypto.randomUUID();
+    try {
+      if (this.sessionId !== undefined) {
+        const { threadId } = await writeSessionThread(
+          this.#client,
+          this.sessionId,
+          "history",
+          batch,
+          {
+            ...this.#scope(),
+            title: this.title,
+            metadata: this.metadata,
+            policy: this.#policy,
+            threadKey: key,
+          },
+        );
+        this.threadId = threadId;
+      } else {
+        const metadata: Record<string, string> = { ...this.metadata, [THREAD_KEY]: key };
+        const { thread, foundAfterFailure } = await createThreadConfirmed(
+          this.#client,
+          this.#policy,
+          {
+            messages: batch.map((message) => message.input),
+            metadata,
+            ...(this.title === undefined ? {} : { title: this.title }),
+            ...(this.datasetId === undefined ? {} : { datasetId: this.datasetId }),
+          },
+        );
+        this.threadId = thread.id;
+        if (foundAfterFailure) await completeBatch(this.#client, this.#policy, thread.id, batch);
+      }
+      this.#pendingKey = undefined;
+    } catch (error) {
+      // A creation that may have happened: the next call looks for this key before creating.
+      if (error instanceof PartialWrite && error.threadId === undefined && error.state === "unknown") {
+        this.#pendingKey = key;
+      }
+      throw error;
+    }
   }
 }

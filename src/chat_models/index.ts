@@ -13,10 +13,12 @@ import {
   convertOpenAICompletionsStream,
   type OpenAICompletionsStreamChunk,
 } from "@langchain/core/language_models/openai_completions_stream";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type {
   AIMessage,
   AIMessageChunk,
   BaseMessage,
+  MessageContent,
   UsageMetadata,
 } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain/core/outputs";
@@ -30,35 +32,39 @@ import type {
   CompletionParams,
   ToolChoice,
 } from "../api-types";
-import { abortReason, type StudioClient, streamChatCompletionBatches } from "../client";
+import type { StudioClient } from "../client";
+import { resolveClient } from "../client/resolve";
 import {
-  addChunkToChoices,
-  choicesInOrder,
+  ChatStreamState,
   convertCompletionToChatGenerations,
   convertDeltaToAIMessageChunk,
   convertMessagesToStudioParams,
-  convertUsageToAIMessageChunk,
+  finalResponseMetadata,
   MODEL_PROVIDER,
+  registerStudioBlockTranslator,
+  type StudioAIMessageChunk,
 } from "../converters/messages";
 import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
+  assertCompletionSettings,
   baseModelParams,
-  buildCompletionParams,
-  buildRequestOptions,
-  clientResolver,
-  completionLsParams,
+  completionParams,
   defineApiKey,
-  resolveModelSettings,
+  definedOnly,
+  fieldsOf,
+  lsParams,
+  parseModelFields,
+  requestOptions,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
-  type StudioModelSettings,
-  validateBoolean,
+  streamOptions,
   validateCallOptions,
-  validateMaxConcurrency,
 } from "../language_models/common";
+import { profileFromModel, publicModels } from "../language_models/profile";
+import { contentText, estimateMessageTokens, estimateTokens } from "../language_models/tokens";
 import { buildStructuredOutput } from "./structured_output";
 import type { ChatStudioCallOptions, ChatStudioInput } from "./types";
 
@@ -68,6 +74,7 @@ export type { ChatStudioCallOptions, ChatStudioInput } from "./types";
 export interface ChatStudioInvocationParams extends CompletionParams {
   tools?: ChatTool[];
   tool_choice?: ToolChoice;
+  parallel_tool_calls?: boolean;
   response_format?: ChatCompletionRequest["response_format"];
 }
 
@@ -77,18 +84,35 @@ export type StructuredOutputSchema<RunOutput extends Record<string, unknown>> =
   | SerializableSchema<RunOutput>
   | Record<string, unknown>;
 
+/** Call options that legacy chains must pass to the model instead of reading as inputs. */
+const CALL_OPTION_KEYS = [
+  "tools",
+  "tool_choice",
+  "parallel_tool_calls",
+  "strict",
+  "response_format",
+  "streamUsage",
+  "temperature",
+  "maxTokens",
+  "topP",
+  "n",
+  "presencePenalty",
+  "frequencyPenalty",
+  "penalty",
+  "logitBias",
+  "seed",
+  "user",
+];
+
 /**
  * The Studio chat model, a LangChain `BaseChatModel` over the chat completions call.
  *
  * ```ts
- * const model = new ChatStudio({ model: "acme/chat-small", temperature: 0 });
+ * const model = new ChatStudio("acme/chat-small", { temperature: 0 });
  * const reply = await model.invoke("Hello");
  * ```
  */
-export class ChatStudio
-  extends BaseChatModel<ChatStudioCallOptions, AIMessageChunk>
-  implements StudioModelSettings
-{
+export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageChunk> {
   static override lc_name(): string {
     return "ChatStudio";
   }
@@ -108,24 +132,10 @@ export class ChatStudio
   }
 
   override get callKeys(): string[] {
-    return [
-      ...super.callKeys,
-      "tools",
-      "tool_choice",
-      "response_format",
-      "streamUsage",
-      "temperature",
-      "maxTokens",
-      "topP",
-      "n",
-      "presencePenalty",
-      "frequencyPenalty",
-      "penalty",
-      "logitBias",
-    ];
+    return [...super.callKeys, ...CALL_OPTION_KEYS];
   }
 
-  model: string;
+  model!: string;
   /**
    * The API key given (the client reads `STUDIO_API_KEY` when it is not). Secret-mapped:
    * serialization writes a reference to `STUDIO_API_KEY` in its place; non-enumerable, so
@@ -135,6 +145,9 @@ export class ChatStudio
   orgId?: string;
   proxyUrl?: string;
   baseUrl?: string;
+  /** The client's timeout and retries (the client is the only retrying layer). */
+  timeout?: number;
+  maxRetries?: number;
   temperature?: number;
   maxTokens?: number;
   topP?: number;
@@ -145,91 +158,86 @@ export class ChatStudio
   frequencyPenalty?: number;
   penalty?: number;
   logitBias?: Record<string, number>;
+  seed?: number;
+  user?: string;
   streaming = false;
   streamUsage = true;
-  timeout?: number;
-  /** Retries of the client (the only retrying layer). */
-  maxRetries?: number;
+  /** Most requests in flight at once for this instance (core's caller enforces it). */
+  maxConcurrency?: number;
   modelKwargs?: Record<string, unknown>;
 
-  readonly #client: () => StudioClient;
-  /** Whether calls go through core's AsyncCaller (only to enforce `maxConcurrency`). */
-  readonly #queueCalls: boolean;
-  /** Converted tools per bound tools array: agents call with the same tools many times. */
-  readonly #toolCache = new WeakMap<readonly BindToolsInput[], ChatTool[]>();
+  /** The client this model sends through: the `client` option, or one built from the options. */
+  readonly client: StudioClient;
 
-  constructor(fields: ChatStudioInput) {
-    const settings = resolveModelSettings(fields);
-    validateBoolean("streaming", fields.streaming);
-    validateBoolean("streamUsage", fields.streamUsage);
-    validateMaxConcurrency(fields.maxConcurrency);
+  readonly #profileOverride: ModelProfile | undefined;
+  #loadedProfile: ModelProfile | undefined;
+
+  constructor(model: string, fields?: Omit<ChatStudioInput, "model">);
+  constructor(fields: ChatStudioInput);
+  constructor(
+    modelOrFields: string | ChatStudioInput,
+    moreFields?: Omit<ChatStudioInput, "model">,
+  ) {
+    const fields = fieldsOf(modelOrFields, moreFields);
+    const settings = parseModelFields(fields);
     super(baseModelParams(fields));
-    this.model = settings.model;
-    defineApiKey(this, fields.apiKey);
+    Object.assign(this, settings);
+    this.stopSequences = settings.stop;
     this.orgId = fields.orgId;
     this.proxyUrl = fields.proxyUrl;
     this.baseUrl = fields.baseUrl;
-    this.temperature = settings.temperature;
-    this.maxTokens = settings.maxTokens;
-    this.topP = settings.topP;
-    this.n = settings.n;
-    this.stop = settings.stop;
-    this.stopSequences = settings.stop;
-    this.presencePenalty = settings.presencePenalty;
-    this.frequencyPenalty = settings.frequencyPenalty;
-    this.penalty = settings.penalty;
-    this.logitBias = settings.logitBias;
-    this.streaming = fields.streaming ?? false;
-    this.streamUsage = fields.streamUsage ?? true;
-    this.timeout = settings.timeout;
-    this.maxRetries = settings.maxRetries;
-    this.modelKwargs = settings.modelKwargs;
-    this.#client = clientResolver(fields);
-    this.#queueCalls = fields.maxConcurrency !== undefined && fields.maxConcurrency !== Infinity;
-  }
-
-  /** The client this model sends through (the `client` option, or one built on first use). */
-  get client(): StudioClient {
-    return this.#client();
+    this.timeout = fields.timeout;
+    this.maxRetries = fields.maxRetries;
+    defineApiKey(this, fields.apiKey);
+    this.client = resolveClient(fields);
+    this.#profileOverride = fields.profile;
+    registerStudioBlockTranslator();
   }
 
   _llmType(): string {
     return "studio";
   }
 
+  /**
+   * What the model can do: the listing's profile once `loadProfile()` has read it, with the
+   * `profile` option on top; before that the option, or `{}`.
+   */
+  override get profile(): ModelProfile {
+    return this.#loadedProfile ?? this.#profileOverride ?? {};
+  }
+
+  /** Reads the public model listing (once per client) and returns this model's profile. */
+  async loadProfile(): Promise<ModelProfile> {
+    const listing = await publicModels(this.client);
+    this.#loadedProfile = {
+      ...profileFromModel(listing.get(this.model)),
+      ...this.#profileOverride,
+    };
+    return this.#loadedProfile;
+  }
+
   /** The request parameters (snake_case, without messages) for these call options. */
   override invocationParams(options?: this["ParsedCallOptions"]): ChatStudioInvocationParams {
-    const params = buildCompletionParams(this, options) as ChatStudioInvocationParams;
-    if (options === undefined) return params;
-    // Own keys only: see `ownOptionKeys` in language_models/common for why lookups are avoided.
-    let tools: ChatTool[] | undefined;
-    let toolChoice: unknown;
-    for (const key of Object.keys(options)) {
-      if (key === "tools") {
-        const bound = options.tools;
-        if (bound && bound.length > 0) tools = this.#convertTools(bound);
-      } else if (key === "tool_choice") {
-        toolChoice = options.tool_choice;
-      } else if (key === "response_format" && options.response_format !== undefined) {
-        params.response_format = options.response_format;
-      }
-    }
-    if (tools) params.tools = tools;
-    const wireChoice = convertToolChoiceToStudio(toolChoice, tools);
-    if (wireChoice !== undefined) params.tool_choice = wireChoice;
-    return params;
+    const bound = options?.tools;
+    const tools =
+      bound && bound.length > 0
+        ? withStrict(convertToolsToStudio(bound), options?.strict)
+        : undefined;
+    return definedOnly({
+      ...completionParams(this, options),
+      tools,
+      tool_choice: convertToolChoiceToStudio(options?.tool_choice, tools),
+      parallel_tool_calls: options?.parallel_tool_calls,
+      response_format: options?.response_format,
+    });
   }
 
   override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
-    // Filled in place: a spread of the fresh object costs V8's slow path on every call.
-    const params: Omit<LangSmithParams, "ls_model_type"> & { ls_model_type?: "chat" } =
-      completionLsParams(buildCompletionParams(this, options));
-    params.ls_model_type = "chat";
-    return params as LangSmithParams;
+    return lsParams(completionParams(this, options), "chat");
   }
 
   override _identifyingParams(): Record<string, unknown> {
-    return { model_name: this.model, ...buildCompletionParams(this) };
+    return { model_name: this.model, ...completionParams(this) };
   }
 
   /** Sums the token usage of a batch; no usage reported means none is made up. */
@@ -239,6 +247,19 @@ export class ChatStudio
       total = addTokenUsage(total, output?.tokenUsage as TokenUsage | undefined);
     }
     return total ? { tokenUsage: total } : {};
+  }
+
+  /** A local estimate, never a tokenizer download (see language_models/tokens). */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    return estimateTokens(contentText(content));
+  }
+
+  /** The same estimate per message (text plus tool calls), and the total. */
+  async getNumTokensFromMessages(
+    messages: BaseMessage[],
+  ): Promise<{ totalCount: number; countPerMessage: number[] }> {
+    const countPerMessage = messages.map(estimateMessageTokens);
+    return { totalCount: countPerMessage.reduce((a, b) => a + b, 0), countPerMessage };
   }
 
   override bindTools(
@@ -254,24 +275,25 @@ export class ChatStudio
     runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
     if (this.streaming) {
-      return this.#queueCalls
-        ? this.caller.call(() => this.#generateByStreaming(messages, options, runManager))
-        : this.#generateByStreaming(messages, options, runManager);
+      return this.#queued(options, () => this.#generateByStreaming(messages, options, runManager));
     }
     const body = this.#requestBody(messages, options, false);
-    const requestOptions = buildRequestOptions(this, options);
-    // Core's AsyncCaller costs a p-queue and a p-retry round per call (measured: about 100 µs
-    // of added latency), so it is only used when there is a concurrency limit to enforce.
-    const completion = this.#queueCalls
-      ? await this.caller.call(() => this.client.chatCompletion(body, requestOptions))
-      : await this.client.chatCompletion(body, requestOptions);
-    const generations = convertCompletionToChatGenerations(completion);
+    const completion = await this.#queued(options, () =>
+      this.client.chatCompletion(body, requestOptions(options)),
+    );
+    const generations = convertCompletionToChatGenerations(completion, body.model);
     if (generations.length === 0) {
       throw new StudioResponseError("POST", "/chat/completions", "the completion has no choices");
     }
     return { generations, llmOutput: llmOutputOf(convertUsage(completion.usage)) };
   }
 
+  /** Through core's caller, which bounds requests in flight by `maxConcurrency`. */
+  #queued<T>(options: this["ParsedCallOptions"], call: () => Promise<T>): Promise<T> {
+    return this.caller.callWithOptions({ signal: options.signal }, call);
+  }
+
+  /** `invoke` with `streaming: true`: the stream's chunks summed per choice. */
   async #generateByStreaming(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
@@ -279,93 +301,69 @@ export class ChatStudio
   ): Promise<ChatResult> {
     const byChoice = new Map<number, ChatGenerationChunk>();
     for await (const chunk of this._streamResponseChunks(messages, options, runManager)) {
-      addChunkToChoices(byChoice, chunk);
+      const index = Number(chunk.generationInfo?.completion ?? 0);
+      const previous = byChoice.get(index);
+      byChoice.set(index, previous ? previous.concat(chunk) : chunk);
     }
-    const generations = choicesInOrder(byChoice);
-    if (generations.length === 0) {
-      throw new StudioResponseError("POST", "/chat/completions", "the stream carried no choices");
-    }
-    let usage: UsageMetadata | undefined;
-    for (const generation of generations) {
-      const message = generation.message as AIMessageChunk;
-      if (message.usage_metadata) {
-        // Core's chunk merge leaves empty detail objects behind; drop them so the message equals
-        // the one a non-streamed call returns.
-        message.usage_metadata = withoutEmptyDetails(message.usage_metadata);
-        usage ??= message.usage_metadata;
-      }
-    }
+    const generations = [...byChoice.entries()].sort(([a], [b]) => a - b).map(([, g]) => g);
+    const usage = generations
+      .map((generation) => (generation.message as AIMessageChunk).usage_metadata)
+      .find((u) => u !== undefined);
     return { generations, llmOutput: llmOutputOf(usage) };
   }
 
+  /**
+   * One stream, decoded one way for any `n`: each choice's deltas as they come (tagged with
+   * `generationInfo.completion` when several choices were asked for), then one final chunk per
+   * choice with the response metadata, and the usage on the first.
+   */
   override async *_streamResponseChunks(
     messages: BaseMessage[],
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
     const body = this.#requestBody(messages, options, true);
-    const streamUsage = options.streamUsage ?? this.streamUsage;
-    const tagChoice = (body.n ?? 1) > 1;
+    const tagChoices = (body.n ?? 1) > 1;
     const promptIndex = (options as { promptIndex?: number }).promptIndex ?? 0;
-    const signal = options.signal;
-    // The chunks of each network read come together and are looped over here synchronously: one
-    // async generator layer less per token (see `Requester.streamBatches`). An abort is still
-    // seen at once: no chunk of the batch in hand is handed out after it.
-    const batches = streamChatCompletionBatches(
-      this.client,
-      body,
-      buildRequestOptions(this, options),
-    );
-    for await (const batch of batches) {
-      for (let b = 0; b < batch.length; b++) {
-        if (signal?.aborted) throw abortReason(signal);
-        const chunk = batch[b] as ChatCompletionChunk;
-        const choices = chunk.choices;
-        for (let c = 0; c < choices.length; c++) {
-          const choice = choices[c] as ChatCompletionChunk["choices"][number];
-          // Usage sent along with a choice (rather than in a chunk of its own) rides on the last.
-          const usage =
-            streamUsage && chunk.usage && c === choices.length - 1
-              ? convertUsage(chunk.usage)
-              : undefined;
-          const message = convertDeltaToAIMessageChunk(choice, chunk, usage);
-          const text = typeof message.content === "string" ? message.content : "";
-          // No spread here: object spreads are slow on this hot path (once per token).
-          const generation = tagChoice
-            ? new ChatGenerationChunk({
-                message,
-                text,
-                generationInfo: { completion: choice.index },
-              })
-            : new ChatGenerationChunk({ message, text });
-          yield generation;
-          if (runManager) {
-            await runManager.handleLLMNewToken(
-              text,
-              { prompt: promptIndex, completion: choice.index },
-              undefined,
-              undefined,
-              undefined,
-              { chunk: generation },
-            );
-          }
-        }
-        if (choices.length === 0 && streamUsage) {
-          const message = convertUsageToAIMessageChunk(chunk);
-          if (message) {
-            yield tagChoice
-              ? new ChatGenerationChunk({ message, text: "", generationInfo: { completion: 0 } })
-              : new ChatGenerationChunk({ message, text: "" });
-          }
-        }
+    const state = new ChatStreamState(body.model);
+    const generation = (message: StudioAIMessageChunk, index: number) =>
+      new ChatGenerationChunk({
+        message,
+        text: typeof message.content === "string" ? message.content : "",
+        ...(tagChoices ? { generationInfo: { completion: index } } : {}),
+      });
+    const report = (chunk: ChatGenerationChunk, index: number) =>
+      runManager?.handleLLMNewToken(
+        chunk.text,
+        { prompt: promptIndex, completion: index },
+        undefined,
+        undefined,
+        undefined,
+        { chunk },
+      );
+    for await (const chunk of this.client.streamChatCompletion(body, requestOptions(options))) {
+      options.signal?.throwIfAborted();
+      state.observe(chunk);
+      for (const choice of chunk.choices) {
+        const message = convertDeltaToAIMessageChunk(choice.delta, chunk.id);
+        if (message === undefined) continue;
+        const out = generation(message, choice.index);
+        yield out;
+        await report(out, choice.index);
       }
+    }
+    for (const { index, message } of state.finalChunks(options.streamUsage ?? this.streamUsage)) {
+      const out = generation(message, index);
+      yield out;
+      await report(out, index);
     }
   }
 
   /**
    * Core's content-block event stream (`streamEvents()` without a version), converted by core's
-   * own OpenAI-completions converter; only the response metadata is made Studio's. Events cover
-   * the first choice.
+   * own OpenAI-completions converter; the response metadata is made Studio's, and tool calls
+   * whose arguments are not a JSON object become invalid calls, as everywhere else. Events
+   * cover the first choice.
    */
   override async *_streamChatModelEvents(
     messages: BaseMessage[],
@@ -373,53 +371,49 @@ export class ChatStudio
     _runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#requestBody(messages, options, true);
-    const streamUsage = options.streamUsage ?? this.streamUsage;
-    const stream = this.client.streamChatCompletion(body, buildRequestOptions(this, options));
+    const stream = this.client.streamChatCompletion(body, requestOptions(options));
     let first: ChatCompletionChunk | undefined;
-    let finishReason: string | undefined;
+    let finishReason: string | null | undefined;
     const events = convertOpenAICompletionsStream(
       stream as AsyncIterable<unknown> as AsyncIterable<OpenAICompletionsStreamChunk>,
       {
-        streamUsage,
+        streamUsage: options.streamUsage ?? this.streamUsage,
         provider: MODEL_PROVIDER,
         mapChunk: (chunk) => {
-          let studioChunk = chunk as unknown as ChatCompletionChunk;
+          const studioChunk = chunk as unknown as ChatCompletionChunk;
           first ??= studioChunk;
           // Core's converter reads `choices[0]` whatever its index: with n > 1 the other choices'
           // deltas would be merged into the first's blocks.
-          if (studioChunk.choices.some((choice) => choice.index !== 0)) {
-            studioChunk = {
-              ...studioChunk,
-              choices: studioChunk.choices.filter((choice) => choice.index === 0),
-            };
-          }
-          const reason = studioChunk.choices[0]?.finish_reason;
-          if (reason != null) finishReason = reason;
-          return studioChunk as unknown as OpenAICompletionsStreamChunk;
+          const choices = studioChunk.choices.filter((choice) => choice.index === 0);
+          finishReason = choices[0]?.finish_reason ?? finishReason;
+          return { ...studioChunk, choices } as unknown as OpenAICompletionsStreamChunk;
         },
       },
     );
     for await (const event of events) {
-      if (event.event !== "message-finish") {
+      if (event.event === "content-block-finish") {
+        yield { ...event, content: strictToolBlock(event.content) };
+      } else if (event.event === "message-finish") {
+        yield {
+          ...event,
+          responseMetadata: finalResponseMetadata({
+            model: first?.model ?? body.model,
+            finishReason,
+            id: first?.id,
+            created: first?.created,
+          }),
+        };
+      } else {
         yield event;
-        continue;
       }
-      yield {
-        ...event,
-        responseMetadata: {
-          model_provider: MODEL_PROVIDER,
-          model_name: first?.model,
-          finish_reason: finishReason,
-          id: first?.id,
-          created: first?.created,
-        },
-      };
     }
   }
 
   /**
-   * Structured output as `{ raw, parsed }` or the parsed value. `method`: "functionCalling"
-   * (default; the schema is a forced tool) or "jsonMode" (`response_format: json_object`).
+   * Structured output as `{ raw, parsed }` or the parsed value. `method`: "jsonSchema"
+   * (`response_format: json_schema`), "functionCalling" (the schema is a forced tool) or
+   * "jsonMode" (`response_format: json_object`). The default is "jsonSchema" when the profile
+   * declares `structuredOutput`, else "functionCalling".
    */
   override withStructuredOutput<
     RunOutput extends Record<string, unknown> = Record<string, unknown>,
@@ -441,7 +435,9 @@ export class ChatStudio
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
     | Runnable<BaseLanguageModelInput, { raw: AIMessage; parsed: RunOutput | null }> {
-    return buildStructuredOutput(this, schema, config) as Runnable<
+    const method =
+      config?.method ?? (this.profile.structuredOutput ? "jsonSchema" : "functionCalling");
+    return buildStructuredOutput(this, schema, { ...config, method }) as Runnable<
       BaseLanguageModelInput,
       RunOutput
     >;
@@ -455,47 +451,45 @@ export class ChatStudio
   ): ChatCompletionRequest {
     options.signal?.throwIfAborted();
     validateCallOptions(options);
-    const body = this.invocationParams(options) as ChatCompletionRequest;
-    body.messages = convertMessagesToStudioParams(messages);
-    body.stream = stream;
+    const body: ChatCompletionRequest = {
+      ...this.invocationParams(options),
+      messages: convertMessagesToStudioParams(messages),
+      stream,
+      ...(stream ? streamOptions(this, options) : {}),
+    };
+    assertCompletionSettings(this.client, "ChatStudio");
     return body;
   }
+}
 
-  #convertTools(tools: readonly BindToolsInput[]): ChatTool[] {
-    let converted = this.#toolCache.get(tools);
-    if (!converted) {
-      converted = convertToolsToStudio(tools);
-      this.#toolCache.set(tools, converted);
-    }
-    return converted;
+/** `bindTools(tools, { strict })` sets `strict` on every tool. */
+function withStrict(tools: ChatTool[], strict: boolean | undefined): ChatTool[] {
+  if (strict === undefined) return tools;
+  return tools.map((tool) => ({ ...tool, function: { ...tool.function, strict } }));
+}
+
+/** Core's finished tool block holds any JSON; arguments must be an object, as everywhere. */
+function strictToolBlock<T>(block: T): T {
+  const { type, args } = block as { type?: unknown; args?: unknown };
+  if (type !== "tool_call" || (typeof args === "object" && args !== null && !Array.isArray(args))) {
+    return block;
   }
-}
-
-function withoutEmptyDetails(usage: UsageMetadata): UsageMetadata {
-  const { input_token_details, output_token_details, ...counts } = usage;
   return {
-    ...counts,
-    ...(input_token_details &&
-      Object.keys(input_token_details).length > 0 && { input_token_details }),
-    ...(output_token_details &&
-      Object.keys(output_token_details).length > 0 && { output_token_details }),
-  };
+    ...block,
+    type: "invalid_tool_call",
+    args: JSON.stringify(args),
+    error: "The arguments are valid JSON but not an object",
+  } as T;
 }
 
-/**
- * The `llmOutput` of one call. Frozen on purpose: core copies it into the message's response
- * metadata (`{ ...llmOutput, ...response_metadata }`), and on Node 20's V8 spreading a fresh,
- * unfrozen object and then adding keys takes a slow path (measured: about 2 µs per call, a tenth
- * of LangChain's own cost per `invoke`); from a frozen object it does not. Nothing writes to it.
- */
+/** The `llmOutput` of one call: its usage in LangChain's `tokenUsage` shape. */
 function llmOutputOf(usage: UsageMetadata | undefined): LLMResult["llmOutput"] {
-  return usage ? Object.freeze({ tokenUsage: tokenUsage(usage) }) : {};
-}
-
-function tokenUsage(usage: UsageMetadata): TokenUsage {
+  if (usage === undefined) return {};
   return {
-    promptTokens: usage.input_tokens,
-    completionTokens: usage.output_tokens,
-    totalTokens: usage.total_tokens,
+    tokenUsage: {
+      promptTokens: usage.input_tokens,
+      completionTokens: usage.output_tokens,
+      totalTokens: usage.total_tokens,
+    },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `withStructuredOutput` for ChatStudio, assembled from core's parts: the schema goes out as a
- * forced tool (functionCalling) or as a JSON-object reply request (jsonMode), and core's parsers
- * read it back. Two gaps of core's parts are closed here: a reply without the expected tool call
+ * `json_schema` response format (jsonSchema), a forced tool (functionCalling) or a JSON-object
+ * reply request (jsonMode), and core's parsers read it back. Two gaps of core's parts are closed here: a reply without the expected tool call
  * is an error rather than `undefined`, and replies to a plain JSON schema are validated too.
  */
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
@@ -28,7 +28,8 @@ import { StudioValidationError } from "../errors";
 
 type JsonObject = Record<string, unknown>;
 
-export type StructuredOutputMethod = "functionCalling" | "jsonMode";
+export type StructuredOutputMethod = "functionCalling" | "jsonMode" | "jsonSchema";
+const METHODS: readonly string[] = ["jsonSchema", "functionCalling", "jsonMode"];
 
 export interface StructuredOutputConfig {
   name?: string | undefined;
@@ -49,11 +50,14 @@ export function buildStructuredOutput(
   config: StructuredOutputConfig = {},
 ): Runnable<BaseLanguageModelInput, unknown> {
   const method = config.method ?? "functionCalling";
-  if (method !== "functionCalling" && method !== "jsonMode") {
+  if (!METHODS.includes(method)) {
     throw new StudioValidationError(
       "method",
-      `"${method}" is not supported; use "functionCalling" (default) or "jsonMode"`,
+      `"${method}" is not supported; use "jsonSchema", "functionCalling" or "jsonMode"`,
     );
+  }
+  if (config.strict !== undefined && typeof config.strict !== "boolean") {
+    throw new StudioValidationError("strict", "must be true or false");
   }
   if (schema === null || typeof schema !== "object") {
     throw new StudioValidationError(
@@ -73,7 +77,12 @@ export function buildStructuredOutput(
       (typeof jsonSchema.description === "string" ? jsonSchema.description : undefined);
     const tool: ChatTool = {
       type: "function",
-      function: { name, ...(description && { description }), parameters: jsonSchema },
+      function: {
+        name,
+        ...(description && { description }),
+        parameters: jsonSchema,
+        ...(config.strict !== undefined && { strict: config.strict }),
+      },
     };
     llm = model.withConfig({
       tools: [tool],
@@ -83,6 +92,25 @@ export function buildStructuredOutput(
     parser = isTypedSchema
       ? (createFunctionCallingParser(schema as never, name, StudioToolCallOutputParser) as never)
       : new StudioToolCallOutputParser({ keyName: name, returnSingle: true, jsonSchema });
+  } else if (method === "jsonSchema") {
+    const description =
+      (isTypedSchema ? getSchemaDescription(schema as never) : undefined) ??
+      (typeof jsonSchema.description === "string" ? jsonSchema.description : undefined);
+    llm = model.withConfig({
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name,
+          ...(description && { description }),
+          schema: jsonSchema,
+          ...(config.strict !== undefined && { strict: config.strict }),
+        },
+      },
+      ls_structured_output_format: { kwargs: { method }, schema: jsonSchema },
+    });
+    parser = isTypedSchema
+      ? (createContentParser(schema as never) as never)
+      : new JsonOutputParser().pipe(jsonSchemaCheck(jsonSchema));
   } else {
     llm = model.withConfig({
       response_format: { type: "json_object" },

@@ -3,15 +3,16 @@ import type {
   BaseChatModelParams,
   BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
+import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { StudioModelFields, StudioSamplingCallOptions } from "../language_models/common";
 
-/** Constructor input of `ChatStudio`. */
+/** Constructor input of `ChatStudio` (also `new ChatStudio("owner/model", fields)`). */
 export interface ChatStudioInput extends StudioModelFields, BaseChatModelParams {
   /**
-   * Put token usage on the last streamed chunk (default true). Turn off to stream without the
-   * usage chunk.
+   * What the model can do (core's `ModelProfile`), over what the model listing says once
+   * `loadProfile()` has read it.
    */
-  streamUsage?: boolean;
+  profile?: ModelProfile;
 }
 
 /** Per-call options of `ChatStudio` (`invoke(input, options)`, `withConfig`, `bindTools`). */
@@ -20,8 +21,13 @@ export interface ChatStudioCallOptions
     Omit<StudioSamplingCallOptions, "stop" | "timeout" | "maxRetries" | "signal"> {
   /** Tools the model may call; set by `bindTools`. */
   tools?: BindToolsInput[];
-  /** Overrides the model's `streamUsage` for this call. */
-  streamUsage?: boolean;
-  /** `{ type: "json_object" }` asks for a JSON reply (used by `withStructuredOutput` jsonMode). */
+  /** Whether the model may call several tools in one turn (`parallel_tool_calls`). */
+  parallel_tool_calls?: boolean;
+  /** Sets `strict` on every bound tool (`bindTools(tools, { strict: true })`). */
+  strict?: boolean;
+  /**
+   * `{ type: "json_object" }` or `{ type: "json_schema", json_schema: { name, schema, strict } }`
+   * (set by `withStructuredOutput`'s jsonMode and jsonSchema methods).
+   */
   response_format?: { type: "json_object" | "text" } | Record<string, unknown>;
 }

@@ -1,8 +1,6 @@
 /**
  * One constant per call of the interface: method, address, key header, retry class and response
- * schema (plus, for the completions that every model call makes, a cheap shape check that spares
- * zod on normal answers; see shape-checks.ts). The retry class of each call is decided here, with
- * the reason next to it.
+ * schema. The retry class of each call is decided here, with the reason next to it.
  */
 import type { z } from "zod/v4";
 import {
@@ -19,7 +17,6 @@ import {
 import type { AuthKind } from "./headers";
 import type { CallSpec } from "./request";
 import type { RetryClass } from "./retry";
-import { isChatCompletion, isTextCompletion } from "./shape-checks";
 import type { HttpMethod } from "./transport";
 
 function spec<S extends z.ZodType>(
@@ -29,10 +26,9 @@ function spec<S extends z.ZodType>(
   auth: AuthKind,
   retryClass: RetryClass,
   schema: S,
-  check?: (value: unknown) => value is z.infer<S>,
-): CallSpec<z.infer<S>> {
-  return Object.freeze({ name, method, target, auth, retryClass, schema, check }) as CallSpec<
-    z.infer<S>
+): CallSpec<z.output<S>> {
+  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<
+    z.output<S>
   >;
 }
 
@@ -58,7 +54,6 @@ export const CALLS = {
     "completion",
     "read",
     ChatCompletionSchema,
-    isChatCompletion,
   ),
   textCompletion: spec(
     "textCompletion",
@@ -67,7 +62,6 @@ export const CALLS = {
     "completion",
     "read",
     TextCompletionSchema,
-    isTextCompletion,
   ),
   // create: a repeat after an ambiguous failure could create a second thread.
   createThread: spec("createThread", "POST", "studio", "service", "create", ThreadSchema),
@@ -82,6 +76,8 @@ export const CALLS = {
   // create: a repeat could create a second assistant.
   createAssistant: spec("createAssistant", "POST", "studio", "service", "create", AssistantSchema),
   getAssistant: spec("getAssistant", "GET", "studio", "service", "read", AssistantSchema),
+  // read: deleting twice leaves the same state (the second may answer 404).
+  deleteAssistant: spec("deleteAssistant", "DELETE", "studio", "service", "read", DeletedSchema),
   listAssistants: spec("listAssistants", "GET", "studio", "service", "read", AssistantListSchema),
   // read: a listing, POST only because of the remote-call style.
   listDatasetThreadsMessages: spec(

@@ -9,9 +9,15 @@ import type { Dispatcher } from "undici";
 import { z } from "zod/v4";
 import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
 import { samplingSchemas } from "../validation";
+import { callerHeaders, HEADER_VALUE, HEADER_VALUE_ERROR } from "./headers";
 import type { FetchLike, StudioClientOptions } from "./types";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * A whole stream's default cap (10 minutes; `timeout` when that is longer): the last guard
+ * against a server that keeps a stream alive forever, past every idle check.
+ */
+export const DEFAULT_STREAM_TIMEOUT_MS = 10 * 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /**
@@ -45,6 +51,8 @@ export interface ResolvedConfig {
   readonly timeout: number;
   /** Undefined: the (per-call) `timeout` is used. */
   readonly streamIdleTimeout: number | undefined;
+  /** The longest a whole stream may take, retries included. */
+  readonly streamTimeout: number;
   readonly maxRetries: number;
   readonly maxResponseBytes: number;
   readonly defaultHeaders: Record<string, string>;
@@ -74,13 +82,9 @@ const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
   }
 });
 
-/**
- * What an HTTP header value may hold. Anything else fails inside the transport instead: undici as
- * a "connection" error that is retried and blames the network, fetch with the value (the key) in
- * its message. The value is never quoted here.
- */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const HEADER_VALUE_ERROR = "contains a line break or another character an HTTP header cannot carry";
+// Header values are checked here (and names in callerHeaders): anything else fails inside the
+// transport instead, undici as a "connection" error that is retried and blames the network, fetch
+// with the value (the key) in its message.
 
 const headerValueSchema = z
   .string({ error: "must be a string" })
@@ -93,6 +97,7 @@ const optionsSchema = z.object({
   proxyUrl: addressSchema.optional(),
   timeout: timeoutSchema.optional(),
   streamIdleTimeout: timeoutSchema.optional(),
+  streamTimeout: timeoutSchema.optional(),
   maxRetries: samplingSchemas.maxRetries.optional(),
   maxResponseBytes: z
     .number({ error: "must be a number" })
@@ -165,9 +170,12 @@ export function resolveConfig(options: StudioClientOptions): ResolvedConfig {
     proxy: o.proxyUrl === undefined ? undefined : toEndpoint(o.proxyUrl),
     timeout: o.timeout ?? DEFAULT_TIMEOUT_MS,
     streamIdleTimeout: o.streamIdleTimeout,
+    streamTimeout:
+      o.streamTimeout ?? Math.max(DEFAULT_STREAM_TIMEOUT_MS, o.timeout ?? DEFAULT_TIMEOUT_MS),
     maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
     maxResponseBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    defaultHeaders: o.defaultHeaders ?? {},
+    // Names and credentials checked at construction, like every other option.
+    defaultHeaders: callerHeaders("defaultHeaders", o.defaultHeaders),
     dispatcher: o.dispatcher,
     connections: o.connections ?? DEFAULT_CONNECTIONS,
     fetch: o.fetch,
@@ -192,8 +200,18 @@ export function missingKeyError(): StudioConfigError {
   return new StudioConfigError("apiKey", ENV.apiKey);
 }
 
-/** Per-call overrides, checked without zod because they run on every call. */
-export function checkCallOverrides(timeout: unknown, maxRetries: unknown): void {
+/**
+ * Per-call overrides, checked without zod because they run on every call. (Per-call `headers`
+ * are checked where they are merged, in headers.ts.) A `signal` that is not an AbortSignal would
+ * otherwise fail as a TypeError deep in the request, after it may have been sent.
+ */
+export function checkCallOverrides(timeout: unknown, maxRetries: unknown, signal?: unknown): void {
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new StudioValidationError(
+      "signal",
+      "must be an AbortSignal (for example AbortSignal.timeout(ms) or controller.signal)",
+    );
+  }
   if (
     timeout !== undefined &&
     (typeof timeout !== "number" || !(timeout > 0) || timeout > MAX_TIMER_MS)
@@ -206,4 +224,20 @@ export function checkCallOverrides(timeout: unknown, maxRetries: unknown): void 
   ) {
     throw new StudioValidationError("maxRetries", "must be an integer >= 0");
   }
+}
+
+/**
+ * `instanceof AbortSignal` fails for a signal from another realm or polyfill, so the check is on
+ * what the client uses: `aborted`, `reason` and the listener methods.
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return true;
+  const candidate = value as Partial<AbortSignal> | null;
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function"
+  );
 }

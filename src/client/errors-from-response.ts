@@ -2,11 +2,14 @@
  * Turning failed responses and transport failures into the package's error classes. The spec does
  * not give error bodies, so messages are read from every shape the notes list.
  */
-import { redactSecrets, StudioAPIError, StudioConnectionError } from "../errors";
+import { StudioAPIError, StudioConnectionError } from "../errors";
+import { redactDeep, redactText } from "./redact";
 import { parseRetryAfter } from "./retry";
 import type { ResponseHead } from "./transport";
 
 const EXCERPT_CHARS = 200;
+/** The server's own message is kept whole up to this length, then cut. */
+const MESSAGE_CHARS = 1000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -48,24 +51,31 @@ export function excerpt(text: string): string {
   return plain.length > EXCERPT_CHARS ? `${plain.slice(0, EXCERPT_CHARS)}...` : plain;
 }
 
-/** Parses an error body: JSON when it is JSON, else an excerpt. Secrets are scrubbed first. */
+/**
+ * Parses an error body: JSON when it is JSON, else an excerpt. Secrets are scrubbed after parsing
+ * (so a JSON-escaped key is seen decoded) and before any cut (so no cut hides a piece of one).
+ */
 export function parseErrorBody(text: string): { body: unknown; message: string | undefined } {
-  const safe = redactSecrets(text);
-  if (safe.trim() === "") return { body: undefined, message: undefined };
+  if (text.trim() === "") return { body: undefined, message: undefined };
+  let parsed: unknown;
   try {
-    const body: unknown = JSON.parse(safe);
-    return { body, message: extractServerMessage(body) };
+    parsed = JSON.parse(text);
   } catch {
-    const short = excerpt(safe);
+    const short = excerpt(redactText(text));
     return { body: short, message: short || undefined };
   }
+  const body = redactDeep(parsed);
+  const message = extractServerMessage(body);
+  return {
+    body,
+    message:
+      message && message.length > MESSAGE_CHARS ? `${message.slice(0, MESSAGE_CHARS)}...` : message,
+  };
 }
 
-/** Response headers for an error object, with any echoed secret scrubbed. */
+/** Response headers for an error object, with any echoed secret scrubbed (in any encoding). */
 function safeHeaders(response: ResponseHead): Record<string, string> {
-  const headers = response.headerRecord();
-  for (const name of Object.keys(headers)) headers[name] = redactSecrets(headers[name]!);
-  return headers;
+  return redactDeep(response.headerRecord()) as Record<string, string>;
 }
 
 /** Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response and its body text. */

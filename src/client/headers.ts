@@ -4,15 +4,37 @@
  *
  * Which key header goes where is fixed by the spec: completions carry the raw key in
  * `Authorization` (no `Bearer`), studio calls carry it in `X-Service-Key`, listing public models
- * carries none. Caller headers can never add or replace those, so a stray `Authorization` in
- * `defaultHeaders` cannot leak the key to a call that must not have it.
+ * carries none. An organization (`orgId`) goes in `X-Org-Id` on every call that carries the key.
+ * Caller headers may not name those headers at all: a credential in `defaultHeaders` or per-call
+ * `headers` is refused, so it can neither leak to a call that must not have it nor be dropped
+ * without a word.
+ *
+ * Caller headers are checked here, before anything is sent: a bad name or a value with a line
+ * break would otherwise fail inside the transport, as an error that blames the network.
  */
+import { StudioValidationError } from "../errors";
 import { VERSION } from "./version";
 
 export type AuthKind = "none" | "completion" | "service";
 
-/** Header names the caller may not set: they carry (or scope) the credentials. */
-const PROTECTED = new Set(["authorization", "x-service-key", "x-org-id", "proxy-authorization"]);
+/** Header names the caller may not set, and the option that sets each instead. */
+const PROTECTED: Readonly<Record<string, string>> = {
+  authorization: "apiKey",
+  "x-service-key": "apiKey",
+  "proxy-authorization": "apiKey",
+  "x-org-id": "orgId",
+};
+
+/** An HTTP header name: a token (RFC 9110, section 5.1). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * What an HTTP header value may hold: no line break, no other control character but tab. The
+ * value is never quoted in errors (it may be a credential).
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+export const HEADER_VALUE_ERROR =
+  "contains a line break or another character an HTTP header cannot carry";
 
 const USER_AGENT = `langchain-studio/${VERSION}`;
 
@@ -25,15 +47,44 @@ export interface HeaderSets {
   readonly sse: Record<AuthKind, Readonly<Record<string, string>>>;
 }
 
-/** Lower-cased copy of caller headers without the protected ones. */
-export function callerHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+/**
+ * Lower-cased copy of caller headers, checked. `option` is the option they came from
+ * (`defaultHeaders` or `headers`), named in the `StudioValidationError` for a header name that
+ * is not a token, a value that is not a header-safe string, or a credential header.
+ */
+export function callerHeaders(
+  option: "defaultHeaders" | "headers",
+  headers: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!headers) return out;
+  if (headers === undefined || headers === null) return out;
+  if (typeof headers !== "object" || Array.isArray(headers)) {
+    throw new StudioValidationError(option, "must be an object of header name to string");
+  }
   for (const name of Object.keys(headers)) {
-    const value = headers[name];
+    const value: unknown = headers[name];
+    if (value === undefined || value === null) continue;
+    if (!HEADER_NAME.test(name)) {
+      throw new StudioValidationError(
+        option,
+        `${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~- only)`,
+      );
+    }
     const lower = name.toLowerCase();
-    if (value === undefined || value === null || PROTECTED.has(lower)) continue;
-    out[lower] = String(value);
+    const owner = PROTECTED[lower];
+    if (owner !== undefined) {
+      throw new StudioValidationError(
+        option,
+        `must not set ${name}: the client sets it from the "${owner}" option, in the header each call needs`,
+      );
+    }
+    if (typeof value !== "string") {
+      throw new StudioValidationError(option, `the value of ${name} must be a string`);
+    }
+    if (!HEADER_VALUE.test(value)) {
+      throw new StudioValidationError(option, `the value of ${name} ${HEADER_VALUE_ERROR}`);
+    }
+    out[lower] = value;
   }
   return out;
 }
@@ -44,8 +95,9 @@ function authHeaders(
   orgId: string | undefined,
 ): Record<string, string> {
   if (kind === "none" || apiKey === undefined) return {};
-  if (kind === "service") return { "x-service-key": apiKey };
-  return orgId ? { authorization: apiKey, "x-org-id": orgId } : { authorization: apiKey };
+  const key: Record<string, string> =
+    kind === "service" ? { "x-service-key": apiKey } : { authorization: apiKey };
+  return orgId ? { ...key, "x-org-id": orgId } : key;
 }
 
 export function buildHeaderSets(
@@ -53,7 +105,7 @@ export function buildHeaderSets(
   orgId: string | undefined,
   defaultHeaders: Record<string, string>,
 ): HeaderSets {
-  const defaults = callerHeaders(defaultHeaders);
+  const defaults = callerHeaders("defaultHeaders", defaultHeaders);
   const make = (accept: string, contentType: boolean) => {
     const base: Record<string, string> = { accept, "user-agent": USER_AGENT };
     if (contentType) base["content-type"] = "application/json";
@@ -73,7 +125,7 @@ export function withCallHeaders(
   preset: Readonly<Record<string, string>>,
   extra: Record<string, string> | undefined,
 ): Readonly<Record<string, string>> {
-  if (!extra) return preset;
-  // callerHeaders drops the protected names, so the preset's auth headers survive the spread.
-  return { ...preset, ...callerHeaders(extra) };
+  if (extra === undefined) return preset;
+  // callerHeaders refuses the protected names, so the preset's auth headers survive the spread.
+  return { ...preset, ...callerHeaders("headers", extra) };
 }

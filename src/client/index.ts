@@ -32,9 +32,16 @@ import { StudioValidationError } from "../errors";
 import { MODEL_URI_PATTERN } from "../validation";
 import { CALLS, listQueryString } from "./calls";
 import { resolveConfig } from "./config";
-import { checkLimit, checkPageSize, pageRequest, paginateList, paginateTokens } from "./pagination";
+import {
+  checkLimit,
+  checkPageSize,
+  type PagedCall,
+  pageRequest,
+  paginateList,
+  paginateTokens,
+} from "./pagination";
 import { Requester } from "./request";
-import { CHAT_CHUNK, TEXT_CHUNK } from "./stream";
+import { chatChunkReader, textChunkReader } from "./stream";
 import type { RequestOptions, StudioClientOptions } from "./types";
 
 export type { RetryClass } from "./retry";
@@ -53,9 +60,42 @@ export { VERSION } from "./version";
 
 const DEFAULT_PAGE_SIZE = 20;
 
+/** The listings walked page by page, named in the errors a broken paging raises. */
+const PAGED = {
+  iteratePublicModels: { name: "iteratePublicModels", method: "POST", path: PATHS.listPublicModels },
+  iterateThreads: { name: "iterateThreads", method: "GET", path: PATHS.threads },
+  iterateAssistants: { name: "iterateAssistants", method: "GET", path: PATHS.assistants },
+  iterateDatasetThreadsMessages: {
+    name: "iterateDatasetThreadsMessages",
+    method: "POST",
+    path: PATHS.listDatasetThreadsMessages,
+  },
+} as const satisfies Record<string, PagedCall>;
+
+/**
+ * Ids become path segments. `encodeURIComponent` (in PATHS) keeps most characters harmless, but
+ * not `.` and `..` (servers and proxies resolve them: `deleteMessage("T1", "..")` would delete the
+ * thread), and ids holding `/`, `?`, `#` or control characters are never real ids but mistakes that
+ * some server would read as a different path. Those are refused before anything is sent.
+ */
 function checkId(field: string, value: unknown): void {
   if (typeof value !== "string" || value === "") {
     throw new StudioValidationError(field, "must be a non-empty string");
+  }
+  if (value === "." || value === "..") {
+    throw new StudioValidationError(
+      field,
+      `must not be "${value}": as a path segment it names another resource`,
+    );
+  }
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2f || c === 0x3f || c === 0x23) {
+      throw new StudioValidationError(
+        field,
+        `must not contain "/", "?", "#" or control characters (found one at index ${i})`,
+      );
+    }
   }
 }
 
@@ -97,26 +137,8 @@ function withStream<B extends { stream?: boolean }>(body: B, stream: boolean): B
     : { ...body, stream };
 }
 
-/** Set by StudioClient's static block: the batch view needs the client's private requester. */
-let chatBatches: (
-  client: StudioClient,
-  body: ChatCompletionRequest,
-  options: RequestOptions | undefined,
-) => AsyncIterable<ChatCompletionChunk[]>;
-
 export class StudioClient {
   readonly #requester: Requester;
-
-  static {
-    chatBatches = (client, body, options) =>
-      client.#requester.streamBatches(
-        CALLS.chatCompletion,
-        CHAT_CHUNK,
-        PATHS.chatCompletions,
-        () => withStream(checkCompletion(body, "messages", body?.messages), true),
-        options,
-      );
-  }
 
   constructor(options: StudioClientOptions = {}) {
     this.#requester = new Requester(resolveConfig(options));
@@ -144,7 +166,7 @@ export class StudioClient {
     yield* paginateTokens(async (nextPageToken) => {
       const res = await this.listPublicModels({ page: { limit, nextPageToken } }, options);
       return { items: res.models, page: res.page };
-    }, PATHS.listPublicModels);
+    }, PAGED.iteratePublicModels);
   }
 
   // --- completions (proxyUrl, Authorization) ---
@@ -167,12 +189,10 @@ export class StudioClient {
     body: ChatCompletionRequest,
     options?: RequestOptions,
   ): AsyncIterable<ChatCompletionChunk> {
-    // The requester's generator is returned as is (no `yield*` wrapper: one generator layer less
-    // per chunk); the check runs inside it, on the first `next()`, so the call stays lazy.
-    // `streamChatCompletionBatches` below is the same call.
+    // The check runs inside the generator, on the first `next()`, so the call stays lazy.
     return this.#requester.stream(
       CALLS.chatCompletion,
-      CHAT_CHUNK,
+      chatChunkReader,
       PATHS.chatCompletions,
       () => withStream(checkCompletion(body, "messages", body?.messages), true),
       options,
@@ -199,7 +219,7 @@ export class StudioClient {
   ): AsyncIterable<TextCompletionChunk> {
     return this.#requester.stream(
       CALLS.textCompletion,
-      TEXT_CHUNK,
+      textChunkReader,
       PATHS.textCompletions,
       () => withStream(checkCompletion(body, "prompt", body?.prompt), true),
       options,
@@ -238,7 +258,7 @@ export class StudioClient {
     yield* paginateList(
       (after) => this.listThreads({ ...q, after }, options),
       q.after,
-      PATHS.threads,
+      PAGED.iterateThreads,
     );
   }
 
@@ -276,7 +296,7 @@ export class StudioClient {
     yield* paginateList(
       (after) => this.listMessages(threadId, { ...q, after }, options),
       q.after,
-      PATHS.messages(threadId),
+      { name: "iterateMessages", method: "GET", path: PATHS.messages(threadId) },
     );
   }
 
@@ -303,6 +323,13 @@ export class StudioClient {
     return this.#requester.call(CALLS.getAssistant, path, undefined, options);
   }
 
+  /** `DELETE /v1/assistants/{id}`; answers `{id, object: "assistant.deleted", deleted: true}`. */
+  async deleteAssistant(assistantId: string, options?: RequestOptions): Promise<Deleted> {
+    checkId("assistantId", assistantId);
+    const path = PATHS.assistant(assistantId);
+    return this.#requester.call(CALLS.deleteAssistant, path, undefined, options);
+  }
+
   async listAssistants(
     query?: ListQuery,
     options?: RequestOptions,
@@ -319,21 +346,26 @@ export class StudioClient {
     yield* paginateList(
       (after) => this.listAssistants({ ...q, after }, options),
       q.after,
-      PATHS.assistants,
+      PAGED.iterateAssistants,
     );
   }
 
   // --- thread datasets ---
 
-  /** One page of a dataset's threads with their messages; missing page fields are filled. */
+  /**
+   * One page of a dataset's threads with their messages; missing page fields are filled. The
+   * configured organization goes in `auth.organization` unless the caller passes its own `auth`.
+   */
   async listDatasetThreadsMessages(
     body: Omit<ListDatasetThreadsMessagesRequest, "page"> & { page?: Partial<PageRequest> },
     options?: RequestOptions,
   ): Promise<ListDatasetThreadsMessagesResponse> {
     checkId("datasetId", body?.datasetId);
     checkPageSize("page.limit", body.page?.limit);
+    const { orgId } = this.#requester.config;
     const request: ListDatasetThreadsMessagesRequest = {
       ...body,
+      ...(body.auth === undefined && orgId !== undefined ? { auth: { organization: orgId } } : {}),
       page: pageRequest(body.page, DEFAULT_PAGE_SIZE),
     };
     return this.#requester.call(
@@ -358,7 +390,7 @@ export class StudioClient {
         options,
       );
       return { items: res.threadsMessages, page: res.page };
-    }, PATHS.listDatasetThreadsMessages);
+    }, PAGED.iterateDatasetThreadsMessages);
   }
 
   /**
@@ -379,9 +411,10 @@ export class StudioClient {
       apiKey: c.apiKey === undefined ? undefined : "[REDACTED]",
       timeout: c.timeout,
       streamIdleTimeout: c.streamIdleTimeout,
+      streamTimeout: c.streamTimeout,
       maxRetries: c.maxRetries,
       maxResponseBytes: c.maxResponseBytes,
-      transport: this.#requester.transport.name,
+      transport: this.#requester.transport.engine.name,
       closed: this.#requester.closed,
     };
   }
@@ -389,25 +422,4 @@ export class StudioClient {
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return `StudioClient ${JSON.stringify(this.toJSON())}`;
   }
-}
-
-/**
- * Internal (not exported by the package): `client.streamChatCompletion(body, options)` with the
- * chunks of each network read handed out together, for consumers that loop over them
- * synchronously; see `Requester.streamBatches` for why. A subclass that overrides
- * `streamChatCompletion` (a wrapper, a test double) is honoured: its chunks come in batches of one.
- */
-export function streamChatCompletionBatches(
-  client: StudioClient,
-  body: ChatCompletionRequest,
-  options?: RequestOptions,
-): AsyncIterable<ChatCompletionChunk[]> {
-  if (client.streamChatCompletion !== StudioClient.prototype.streamChatCompletion) {
-    return batchesOfOne(client.streamChatCompletion(body, options));
-  }
-  return chatBatches(client, body, options);
-}
-
-async function* batchesOfOne<T>(chunks: AsyncIterable<T>): AsyncGenerator<T[], void, undefined> {
-  for await (const chunk of chunks) yield [chunk];
 }

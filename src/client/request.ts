@@ -1,11 +1,6 @@
 /**
  * The one request path every method goes through: config checks, headers, the attempt loop with
  * retries, timeouts and abort, status handling and response validation; and its streaming twin.
- *
- * Per attempt it allocates what the request itself needs and little else: one AttemptControl that
- * both the timeout and the caller's signal end in, and one timer. Header sets are prebuilt, the
- * timer callback is a module function given its control as an argument, and the caller's signal
- * gets a listener only when there is one.
  */
 import type { z } from "zod/v4";
 import {
@@ -30,22 +25,18 @@ import {
 } from "./errors-from-response";
 import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
 import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
-import { SSEDecoder } from "./sse";
-import { ChoiceTracker, type ChunkValidator, collectChunks } from "./stream";
+import { DONE, parsePayload, SKIP, SSEDecoder } from "./sse";
+import { ChoiceTracker, type ChunkReader, carriesToken } from "./stream";
 import {
   AttemptControl,
-  type BufferedResponse,
   ERROR_BODY_LIMIT,
   type HttpMethod,
   isSuccess,
-  type ResponseHead,
   ResponseTooLargeError,
-  type StreamingResponse,
-  type Transport,
+  Transport,
   type TransportRequest,
+  type WireResponse,
 } from "./transport";
-import { FetchTransport } from "./transport-fetch";
-import { UndiciTransport } from "./transport-undici";
 import type { RequestOptions } from "./types";
 import { parseResponse } from "./validate-response";
 
@@ -58,13 +49,12 @@ export interface CallSpec<T> {
   readonly auth: AuthKind;
   readonly retryClass: RetryClass;
   readonly schema: z.ZodType<T>;
-  /** A cheap check proven to accept only what `schema` accepts unchanged (shape-checks.ts). */
-  readonly check?: ((value: unknown) => value is T) | undefined;
 }
 
 // Abort reasons of the client's own timers; never thrown to callers.
 const TIMEOUT = new Error("langchain-studio: request timeout");
 const IDLE = new Error("langchain-studio: stream idle timeout");
+const STREAM_TIMEOUT = new Error("langchain-studio: stream timeout");
 
 function abortForTimeout(control: AttemptControl): void {
   control.abort(TIMEOUT);
@@ -77,51 +67,83 @@ function linkSignal(signal: AbortSignal, control: AttemptControl): () => void {
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-/** Stream idle timer: fires only while the client waits for the server, not for the consumer. */
-class IdleWatch {
-  waiting = true;
-  readonly control: AttemptControl;
+/**
+ * The stream idle clock: `ms` of waiting for the server between two complete events. It runs only
+ * while the client waits for a read (not while the consumer holds a chunk), and only a complete
+ * event winds it back up: bytes that complete none (a trickle, blank lines, comments) do not.
+ */
+class IdleClock {
+  readonly #control: AttemptControl;
   readonly #ms: number;
-  #timer: ReturnType<typeof setTimeout>;
+  #left: number;
+  #since = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(control: AttemptControl, ms: number) {
-    this.control = control;
+    this.#control = control;
     this.#ms = ms;
-    this.#timer = setTimeout(IdleWatch.#fire, ms, this);
+    this.#left = ms;
   }
 
-  static #fire(watch: IdleWatch): void {
-    if (watch.waiting) watch.control.abort(IDLE);
+  /** Before a read. */
+  wait(): void {
+    this.#since = Date.now();
+    this.#timer = setTimeout(abortForIdle, Math.max(0, this.#left), this.#control);
   }
 
-  arm(): void {
-    this.waiting = true;
-    // refresh() restarts even a fired timer without a new allocation; edge runtimes lack it.
-    if (typeof this.#timer === "object" && typeof this.#timer.refresh === "function") {
-      this.#timer.refresh();
-    } else {
-      clearTimeout(this.#timer);
-      this.#timer = setTimeout(IdleWatch.#fire, this.#ms, this);
-    }
+  /** After a read: the time it took is spent. */
+  pause(): void {
+    clearTimeout(this.#timer);
+    this.#left -= Date.now() - this.#since;
   }
 
-  disarm(): void {
-    this.waiting = false;
+  /** A complete event arrived. */
+  event(): void {
+    this.#left = this.#ms;
   }
 
   stop(): void {
-    this.waiting = false;
     clearTimeout(this.#timer);
   }
 }
 
-interface OpenStream {
-  readonly response: StreamingResponse;
-  readonly iterator: AsyncIterator<Uint8Array>;
-  readonly first: IteratorResult<Uint8Array>;
-  readonly idle: IdleWatch;
-  readonly unlink: (() => void) | undefined;
+function abortForIdle(control: AttemptControl): void {
+  control.abort(IDLE);
 }
+
+function abortForStreamTimeout(control: AttemptControl): void {
+  control.abort(STREAM_TIMEOUT);
+}
+
+type ChoiceOf = { index: number; finish_reason?: string | null | undefined };
+
+/** How many choices a request asks for (`n`, default 1). */
+function expectedChoices(body: unknown): number {
+  const n = (body as { n?: unknown } | undefined)?.n;
+  return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
+}
+
+/** After `[DONE]`, the rest of the body (normally nothing) is read briefly so the socket is reused. */
+const DRAIN_GRACE_MS = 1000;
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  const timer = setTimeout(() => reader.cancel().catch(noop), DRAIN_GRACE_MS);
+  let size = 0;
+  const next = (): void => {
+    reader.read().then(({ done, value }) => {
+      size += value?.byteLength ?? 0;
+      if (done) clearTimeout(timer);
+      else if (size > DRAIN_LIMIT_BYTES) {
+        clearTimeout(timer);
+        reader.cancel().catch(noop);
+      } else next();
+    }, () => clearTimeout(timer));
+  };
+  next();
+}
+
+function noop(): void {}
 
 function retryAfterHeader(error: unknown): string | undefined {
   return error instanceof StudioAPIError ? error.headers["retry-after"] : undefined;
@@ -151,9 +173,7 @@ export class Requester {
 
   constructor(config: ResolvedConfig) {
     this.config = config;
-    this.transport = config.fetch
-      ? new FetchTransport(config.fetch)
-      : new UndiciTransport(config.dispatcher, config.connections);
+    this.transport = new Transport(config);
     this.#headers = buildHeaderSets(config.apiKey, config.orgId, config.defaultHeaders);
   }
 
@@ -189,126 +209,177 @@ export class Requester {
   }
 
   /**
-   * A streaming call, one chunk at a time. Lazy like `streamBatches`, which does the work.
+   * A streaming call, one chunk at a time. Being an async generator it is lazy: nothing is sent
+   * before the first `next()`. A failure before the first token (HTTP errors, an error event
+   * with a status, a cut or a silence) is retried like the same failure of a plain call; the
+   * chunks before the first token carry nothing (a role, empty text) and are held back until it
+   * comes, so a retry never shows the consumer a chunk twice. After the first token a failure is
+   * the caller's to see. The whole stream, retries included, is capped by `streamTimeout`.
    */
-  async *stream<T extends { choices: readonly { index: number }[] }>(
+  async *stream<T extends { choices: readonly ChoiceOf[] }>(
     spec: CallSpec<unknown>,
-    validator: ChunkValidator<T>,
+    makeReader: (path: string) => ChunkReader<T>,
     path: string,
     body: () => unknown,
     options: RequestOptions | undefined,
   ): AsyncGenerator<T, void, undefined> {
-    for await (const batch of this.streamBatches(spec, validator, path, body, options)) {
-      for (let i = 0; i < batch.length; i++) yield batch[i]!;
-    }
-  }
-
-  /**
-   * A streaming call, as batches: the chunks of each network read together. Being an async
-   * generator it is lazy: nothing is sent before the first `next()`. Retries happen only before
-   * the first byte of the body; after that a failure is the caller's to see, since chunks were
-   * already handed out.
-   *
-   * Why batches: a read holds hundreds of events, and every async generator layer costs each
-   * chunk a promise round (measured: about 0.3 µs, a twentieth of LangChain's own cost per
-   * token). A consumer that loops over a batch synchronously pays that per read instead. The
-   * order of what a consumer sees is the same as one chunk at a time: when an event of a read is
-   * bad, the good chunks before it are handed out first, then the error is thrown.
-   */
-  async *streamBatches<T extends { choices: readonly { index: number }[] }>(
-    spec: CallSpec<unknown>,
-    validator: ChunkValidator<T>,
-    path: string,
-    body: () => unknown,
-    options: RequestOptions | undefined,
-  ): AsyncGenerator<T[], void, undefined> {
-    const request = this.#prepare(spec, path, body(), options, true);
+    const payload = body();
+    const request = this.#prepare(spec, path, payload, options, true);
     const maxRetries = options?.maxRetries ?? this.config.maxRetries;
-    const timeout = options?.timeout ?? this.config.timeout;
-    const idleMs = this.config.streamIdleTimeout ?? timeout;
     const signal = options?.signal;
-    let open: OpenStream;
+    const limits: StreamLimits = {
+      timeout: options?.timeout ?? this.config.timeout,
+      idleMs: this.config.streamIdleTimeout ?? options?.timeout ?? this.config.timeout,
+      streamMs: this.config.streamTimeout,
+      deadline: Date.now() + this.config.streamTimeout,
+      choices: expectedChoices(payload),
+    };
     for (let attempt = 0; ; attempt++) {
+      let flowing = false;
       try {
-        open = await this.#openStream(spec, request, timeout, idleMs, signal);
-        break;
+        for await (const chunk of this.#streamAttempt(spec, request, makeReader, limits, signal)) {
+          flowing = true;
+          yield chunk;
+        }
+        return;
       } catch (error) {
-        if (attempt >= maxRetries || !shouldRetry(error, spec.retryClass)) throw error;
+        if (
+          flowing ||
+          attempt >= maxRetries ||
+          Date.now() >= limits.deadline ||
+          !shouldRetry(error, spec.retryClass)
+        ) {
+          throw error;
+        }
         await sleep(retryDelay(attempt, retryAfterHeader(error)), signal);
       }
     }
-    const decoder = new SSEDecoder();
-    const tracker = new ChoiceTracker();
-    const streamPath = request.path;
-    let bodyDone = false;
-    let batch: T[] = [];
+  }
+
+  async *#streamAttempt<T extends { choices: readonly ChoiceOf[] }>(
+    spec: CallSpec<unknown>,
+    request: TransportRequest,
+    makeReader: (path: string) => ChunkReader<T>,
+    limits: StreamLimits,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<T, void, undefined> {
+    // close() may have come during a retry's backoff.
+    if (this.#closed) throw closedError();
+    const path = request.path;
+    const control = new AttemptControl();
+    const headersTimer = setTimeout(abortForTimeout, limits.timeout, control);
+    const streamTimer = setTimeout(
+      abortForStreamTimeout,
+      Math.max(0, limits.deadline - Date.now()),
+      control,
+    );
+    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
+    const idle = new IdleClock(control, limits.idleMs);
+    let response: WireResponse | undefined;
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let over = false;
     try {
-      let result = open.first;
-      let done = false;
-      while (!result.done) {
-        done = collectChunks(decoder.decode(result.value), validator, tracker, streamPath, batch);
-        if (done) {
-          // Over: the socket goes back to the pool and the timers stop before the last batch
-          // is handed out, not after the consumer is through with it.
-          bodyDone = true;
-          open.response.release();
-          open.idle.stop();
-          open.unlink?.();
-          break;
+      response = await this.transport.send(request, control);
+      if (!isSuccess(response.status)) {
+        let text = "";
+        if (response.status < 300 || response.status >= 400) {
+          text = await response.text(ERROR_BODY_LIMIT, true).catch(() => "");
         }
-        if (batch.length > 0) {
-          const ready = batch;
-          batch = [];
-          yield ready;
+        throw this.#statusError(response, spec, request, text);
+      }
+      // `timeout` covers the wait for the headers; from here on the idle clock counts.
+      clearTimeout(headersTimer);
+      reader = response.body?.getReader();
+      const decoder = new SSEDecoder();
+      const chunks = makeReader(path);
+      const tracker = new ChoiceTracker();
+      const held: T[] = [];
+      let flowing = false;
+      let sawDone = false;
+      /** Bytes read since the last complete event: one event may not grow past the cap. */
+      let pending = 0;
+      while (!over) {
+        let events;
+        let result: { done: boolean; value?: Uint8Array | undefined } | undefined;
+        if (reader) {
+          idle.wait();
+          result = await reader.read();
+          idle.pause();
         }
-        if (decoder.pending > this.config.maxResponseBytes) {
-          throw new StudioStreamError(
-            streamPath,
-            `one event grew past maxResponseBytes (${this.config.maxResponseBytes} bytes) without ending; the stream was abandoned. Raise the maxResponseBytes option if such events are expected.`,
-          );
+        if (!result || result.done) {
+          over = true;
+          events = decoder.end();
+        } else {
+          const bytes = result.value ?? new Uint8Array(0);
+          events = decoder.decode(bytes);
+          if (events.length > 0) {
+            idle.event();
+            pending = decoder.pending;
+          } else {
+            pending += bytes.byteLength;
+          }
+          if (pending > this.config.maxResponseBytes) {
+            throw new StudioStreamError(
+              path,
+              `one event grew past maxResponseBytes (${this.config.maxResponseBytes} bytes) without ending; the stream was abandoned. Raise the maxResponseBytes option if such events are expected.`,
+            );
+          }
         }
-        open.idle.arm();
-        result = await open.iterator.next();
-        open.idle.disarm();
+        for (const event of events) {
+          const payload = parsePayload(event, path, spec.method);
+          if (payload === SKIP) continue;
+          if (payload === DONE) {
+            sawDone = true;
+            over = true;
+            break;
+          }
+          const chunk = chunks.read(payload);
+          tracker.observe(chunk.choices);
+          if (flowing) {
+            yield chunk;
+          } else {
+            held.push(chunk);
+            if (carriesToken(chunk)) {
+              flowing = true;
+              while (held.length > 0) yield held.shift()!;
+            }
+          }
+        }
       }
-      if (!done) {
-        bodyDone = true;
-        done = collectChunks(decoder.end(), validator, tracker, streamPath, batch);
-      }
-      if (batch.length > 0) {
-        const ready = batch;
-        batch = [];
-        yield ready;
-      }
-      if (!done && !tracker.complete) {
-        const type = open.response.header("content-type");
+      // Over: the socket goes back to the pool and the timers stop before the last chunks are
+      // handed out, not after the consumer is through with them.
+      if (reader && sawDone) drain(reader);
+      reader = undefined;
+      this.#stopTimers(headersTimer, streamTimer, idle, unlink);
+      const missing = tracker.incomplete(sawDone, limits.choices);
+      if (missing) {
+        const type = response.header("content-type");
         const hint =
           type && !type.includes("event-stream")
             ? ` (the answer was ${type}, not text/event-stream)`
             : "";
-        throw new StudioStreamError(streamPath, tracker.describeCut() + hint);
+        throw new StudioStreamError(path, missing + hint);
       }
+      while (held.length > 0) yield held.shift()!;
     } catch (error) {
-      const failure = this.#streamFailure(
-        error,
-        spec,
-        streamPath,
-        open.idle.control,
-        signal,
-        idleMs,
-      );
-      // The good chunks of the read that held the bad event go out before the error.
-      if (batch.length > 0) {
-        const ready = batch;
-        batch = [];
-        yield ready;
-      }
-      throw failure;
+      throw this.#failure(error, spec, path, control, signal, limits, response !== undefined);
     } finally {
-      open.idle.stop();
-      open.unlink?.();
-      if (!bodyDone) open.response.cancel();
+      this.#stopTimers(headersTimer, streamTimer, idle, unlink);
+      if (reader) reader.cancel().catch(noop);
+      else if (!over) response?.cancel();
     }
+  }
+
+  #stopTimers(
+    headersTimer: ReturnType<typeof setTimeout>,
+    streamTimer: ReturnType<typeof setTimeout>,
+    idle: IdleClock,
+    unlink: (() => void) | undefined,
+  ): void {
+    clearTimeout(headersTimer);
+    clearTimeout(streamTimer);
+    idle.stop();
+    unlink?.();
   }
 
   #prepare(
@@ -320,7 +391,7 @@ export class Requester {
   ): TransportRequest {
     if (this.#closed) throw closedError();
     if (options) {
-      checkCallOverrides(options.timeout, options.maxRetries);
+      checkCallOverrides(options.timeout, options.maxRetries, options.signal);
       if (options.signal?.aborted) throw abortReason(options.signal);
     }
     const endpoint = requireEndpoint(this.config, spec.target);
@@ -350,122 +421,94 @@ export class Requester {
     const control = new AttemptControl();
     const timer = setTimeout(abortForTimeout, timeout, control);
     const unlink = signal === undefined ? undefined : linkSignal(signal, control);
+    let response: WireResponse | undefined;
     try {
-      const response = await this.transport.buffered(
-        request,
-        control,
-        this.config.maxResponseBytes,
-      );
-      if (!isSuccess(response.status)) throw this.#statusError(response, spec, request);
-      return parseResponse(
-        spec.schema,
-        response.text(),
-        spec.name,
-        spec.method,
-        request.path,
-        spec.check,
-      );
+      response = await this.transport.send(request, control);
+      if (!isSuccess(response.status)) {
+        let text = "";
+        if (response.status < 300 || response.status >= 400) {
+          text = await response.text(ERROR_BODY_LIMIT, true);
+        } else {
+          response.cancel();
+        }
+        throw this.#statusError(response, spec, request, text);
+      }
+      const text = await response.text(this.config.maxResponseBytes);
+      return parseResponse(spec.schema, text, spec.name, spec.method, request.path);
     } catch (error) {
-      throw this.#failure(error, spec, request.path, control, signal, timeout);
+      const limits = { timeout, idleMs: timeout, streamMs: 0, deadline: 0, choices: 1 };
+      throw this.#failure(error, spec, request.path, control, signal, limits, false);
     } finally {
       clearTimeout(timer);
       unlink?.();
     }
   }
 
-  async #openStream(
-    spec: CallSpec<unknown>,
-    request: TransportRequest,
-    timeout: number,
-    idleMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<OpenStream> {
-    if (this.#closed) throw closedError();
-    const control = new AttemptControl();
-    const timer = setTimeout(abortForTimeout, timeout, control);
-    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
-    let response: StreamingResponse | undefined;
-    let idle: IdleWatch | undefined;
-    try {
-      response = await this.transport.open(request, control);
-      if (!isSuccess(response.status)) {
-        let text = "";
-        if (response.status < 300 || response.status >= 400) {
-          text = await response.text(ERROR_BODY_LIMIT, true).catch(() => "");
-        }
-        throw this.#statusError(response, spec, request, text);
-      }
-      // `timeout` covers the wait for the headers; from here on only gaps between reads count.
-      clearTimeout(timer);
-      idle = new IdleWatch(control, idleMs);
-      const iterator = response.chunks();
-      const first = await iterator.next();
-      idle.disarm();
-      return { response, iterator, first, idle, unlink };
-    } catch (error) {
-      clearTimeout(timer);
-      idle?.stop();
-      unlink?.();
-      response?.cancel();
-      throw this.#failure(error, spec, request.path, control, signal, timeout, idleMs);
-    }
-  }
-
   #statusError(
-    response: ResponseHead | BufferedResponse,
+    response: WireResponse,
     spec: CallSpec<unknown>,
     request: TransportRequest,
-    text?: string,
+    text: string,
   ): StudioAPIError {
     if (response.status >= 300 && response.status < 400) {
       return redirectError(response, spec.method, request.path, request.origin + request.path);
     }
-    const body = text ?? ("text" in response ? response.text() : "");
-    return apiErrorFromResponse(response, body, spec.method, request.path);
+    return apiErrorFromResponse(response, text, spec.method, request.path);
   }
 
-  /** What a failed attempt throws, whatever the transport raised. */
+  /**
+   * What a failed attempt throws, whatever happened. `streaming`: a stream's body had begun, so
+   * a lost connection cut the answer rather than failing to reach the server.
+   */
   #failure(
     error: unknown,
     spec: CallSpec<unknown>,
     path: string,
     control: AttemptControl,
     signal: AbortSignal | undefined,
-    timeout: number,
-    idleMs = timeout,
+    limits: StreamLimits,
+    streaming: boolean,
   ): Error {
     if (signal?.aborted) return abortReason(signal);
-    if (control.reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, timeout);
-    if (control.reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
+    const reason = control.reason;
+    if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.timeout);
+    if (reason === IDLE) return new StudioTimeoutError(spec.method, path, limits.idleMs, "event");
+    if (reason === STREAM_TIMEOUT) return streamTimeoutError(spec.method, path, limits.streamMs);
     if (error instanceof StudioError) return error;
     if (error instanceof ResponseTooLargeError) {
       return new StudioResponseError(
         spec.method,
         path,
-        `${spec.name} got a body larger than maxResponseBytes (${error.limit} bytes${error.declared ? `; the server declared ${error.declared}` : ""}). Raise the maxResponseBytes option if this is expected.`,
+        `${spec.name} got a body larger than maxResponseBytes (${error.limit} bytes). Raise the maxResponseBytes option if this is expected.`,
       );
     }
     if (this.#closed) return closedError();
+    if (streaming) {
+      return new StudioStreamError(
+        path,
+        `the connection was lost mid-stream (${describeChain(error)}); the answer is incomplete`,
+        { cause: error },
+      );
+    }
     return connectionError(error, spec.method, path, control.responseStarted);
   }
+}
 
-  /** Failures after the first byte: the stream is cut, not merely unreachable. */
-  #streamFailure(
-    error: unknown,
-    spec: CallSpec<unknown>,
-    path: string,
-    control: AttemptControl,
-    signal: AbortSignal | undefined,
-    idleMs: number,
-  ): Error {
-    if (signal?.aborted) return abortReason(signal);
-    if (control.reason === IDLE) return new StudioTimeoutError(spec.method, path, idleMs, "event");
-    if (error instanceof StudioError) return error;
-    if (this.#closed) return closedError();
-    return new StudioStreamError(
-      path,
-      `the connection was lost mid-stream (${describeChain(error)}); the answer is incomplete`,
-      { cause: error },
-    );
-  }
+interface StreamLimits {
+  /** Wait for the response headers. */
+  readonly timeout: number;
+  /** Wait between two complete events. */
+  readonly idleMs: number;
+  /** The whole stream, retries included; `deadline` is when it runs out. */
+  readonly streamMs: number;
+  readonly deadline: number;
+  /** Choices the request asked for (`n`). */
+  readonly choices: number;
+}
+
+/** `streamTimeout` ran out: the stream as a whole took too long, however lively it was. */
+function streamTimeoutError(method: string, path: string, ms: number): StudioTimeoutError {
+  const error = new StudioTimeoutError(method, path, ms, "stream");
+  error.message = `${method} ${path} timed out: the stream did not end within ${ms} ms (streamTimeout). Raise the "streamTimeout" option for longer answers.`;
+  return error;
 }

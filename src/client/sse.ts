@@ -11,8 +11,8 @@
  * ends is delivered, not dropped, so a final `data: [DONE]` without its blank line still counts.
  * Events named other than `message` or `error` are skipped at the payload stage (`SKIP`).
  */
-import { StudioStreamError } from "../errors";
-import { extractServerMessage } from "./errors-from-response";
+import { StudioAPIError, StudioStreamError } from "../errors";
+import { extractCode, parseErrorBody } from "./errors-from-response";
 
 export interface SSEEvent {
   /** The `event:` field, when the server named the event. */
@@ -21,14 +21,21 @@ export interface SSEEvent {
   id: string | undefined;
 }
 
-/** Incremental text -> events parser. Push text as it comes; `end()` once the body is over. */
+/**
+ * Incremental text -> events parser. Push text as it comes; `end()` once the body is over.
+ *
+ * Linear in the size of the body however it is split: each pushed text is scanned once, and a
+ * line that spans many pushes is kept as a list of pieces joined once, at its end (re-joining
+ * the held text on every push would make one long line quadratic).
+ */
 export class SSELineParser {
-  #buffer = "";
+  /** Pieces of the line in progress (its start came in earlier pushes). */
+  #pieces: string[] = [];
+  #piecesSize = 0;
   /** The previous text ended with CR: a LF at the start of the next one belongs to it. */
   #pendingCR = false;
-  /** The event's data lines so far, joined with "\n" (`#dataLines` tells "" from none). */
-  #data = "";
-  #dataLines = 0;
+  /** The data lines of the event in progress, joined with "\n" when it is dispatched. */
+  #data: string[] = [];
   #dataSize = 0;
   #event: string | undefined;
   #id: string | undefined;
@@ -42,34 +49,36 @@ export class SSELineParser {
       this.#pendingCR = false;
       if (text.charCodeAt(0) === 10) start = 1;
     }
-    // A pending CR always ended its text, so the buffer is empty whenever `start` is 1.
-    const buf = this.#buffer === "" ? text : this.#buffer + text;
-    this.#buffer = "";
-    let lf = buf.indexOf("\n", start);
-    let cr = buf.indexOf("\r", start);
-    // Lines are handled as ranges of `buf` (no per-line string): this loop runs once per line
-    // of every token of every stream.
+    // The next CR and LF are each searched once per line they end, not once per line.
+    let lf = text.indexOf("\n", start);
+    let cr = text.indexOf("\r", start);
     while (lf !== -1 || cr !== -1) {
-      let end: number;
-      let next: number;
-      if (cr !== -1 && (lf === -1 || cr < lf)) {
-        end = cr;
-        if (cr + 1 < buf.length) {
-          next = buf.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
-        } else {
-          next = cr + 1;
-          this.#pendingCR = true;
-        }
-      } else {
-        end = lf;
-        next = lf + 1;
+      const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+      let line = text.slice(start, end);
+      if (this.#pieces.length > 0) {
+        this.#pieces.push(line);
+        line = this.#pieces.join("");
+        this.#pieces = [];
+        this.#piecesSize = 0;
       }
-      this.#line(buf, start, end, out);
-      start = next;
-      if (lf !== -1 && lf < start) lf = buf.indexOf("\n", start);
-      if (cr !== -1 && cr < start) cr = buf.indexOf("\r", start);
+      this.#line(line, out);
+      if (end === cr) {
+        if (end + 1 === text.length) {
+          this.#pendingCR = true;
+          start = end + 1;
+          break;
+        }
+        start = text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      } else {
+        start = end + 1;
+      }
+      if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
+      if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
     }
-    if (start < buf.length) this.#buffer = buf.slice(start);
+    if (start < text.length) {
+      this.#pieces.push(start === 0 ? text : text.slice(start));
+      this.#piecesSize += text.length - start;
+    }
     return out;
   }
 
@@ -78,46 +87,39 @@ export class SSELineParser {
    * otherwise grow this without bound; the caller compares it with its size cap.
    */
   get pending(): number {
-    return this.#buffer.length + this.#dataSize;
+    return this.#piecesSize + this.#dataSize;
   }
 
   /** The body ended: the last line (if unterminated) and the pending event are delivered. */
   end(out: SSEEvent[] = []): SSEEvent[] {
-    if (this.#buffer !== "") {
-      const last = this.#buffer;
-      this.#buffer = "";
-      this.#line(last, 0, last.length, out);
+    if (this.#pieces.length > 0) {
+      const last = this.#pieces.join("");
+      this.#pieces = [];
+      this.#piecesSize = 0;
+      this.#line(last, out);
     }
     this.#pendingCR = false;
     this.#dispatch(out);
     return out;
   }
 
-  /** The line `buf[start, end)`. */
-  #line(buf: string, start: number, end: number, out: SSEEvent[]): void {
-    if (start === end) {
+  #line(line: string, out: SSEEvent[]): void {
+    if (line === "") {
       this.#dispatch(out);
       return;
     }
-    const first = buf.charCodeAt(start);
-    if (first === 58 /* ":" */) {
+    if (line.charCodeAt(0) === 58 /* ":" */) {
       this.comments++;
       return;
     }
-    // The usual line, `data: <json>`, is sliced once, straight out of the buffer.
-    if (first === 100 /* "d" */ && buf.startsWith("data:", start)) {
-      const from = buf.charCodeAt(start + 5) === 32 /* " " */ ? start + 6 : start + 5;
-      this.#addData(from < end ? buf.slice(from, end) : "");
-      return;
-    }
-    const line = buf.slice(start, end);
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32 /* " " */) value = value.slice(1);
     switch (field) {
       case "data":
-        this.#addData(value);
+        this.#data.push(value);
+        this.#dataSize += value.length;
         break;
       case "event":
         this.#event = value;
@@ -129,23 +131,15 @@ export class SSELineParser {
     }
   }
 
-  #addData(value: string): void {
-    this.#data = this.#dataLines === 0 ? value : `${this.#data}\n${value}`;
-    this.#dataLines++;
-    this.#dataSize += value.length;
-  }
-
   #dispatch(out: SSEEvent[]): void {
-    if (this.#dataLines > 0) out.push({ event: this.#event, data: this.#data, id: this.#id });
-    this.#data = "";
-    this.#dataLines = 0;
+    if (this.#data.length > 0) {
+      out.push({ event: this.#event, data: this.#data.join("\n"), id: this.#id });
+    }
+    this.#data = [];
     this.#dataSize = 0;
     this.#event = undefined;
   }
 }
-
-/** One options object for every read, not one per read. */
-const STREAMING = { stream: true };
 
 /** bytes -> events: a streaming UTF-8 decoder in front of the line parser. */
 export class SSEDecoder {
@@ -154,7 +148,7 @@ export class SSEDecoder {
 
   /** Events completed by this chunk (possibly none). */
   decode(chunk: Uint8Array): SSEEvent[] {
-    return this.#lines.push(this.#text.decode(chunk, STREAMING));
+    return this.#lines.push(this.#text.decode(chunk, { stream: true }));
   }
 
   /** Characters held for the event in progress (see `SSELineParser.pending`). */
@@ -183,40 +177,76 @@ export const DONE: unique symbol = Symbol("[DONE]");
 export const SKIP: unique symbol = Symbol("skip");
 
 /**
- * event -> JSON payload. Throws `StudioStreamError` for an error event, an `{"error": ...}`
- * payload (the notes: an error, not data) and for data that is not JSON. An event named anything
- * but `message` (the SSE default) or `error` is of a kind this client does not know, such as a
- * keep-alive `event: ping`: it is skipped, not taken for a chunk, so it cannot fail the stream.
+ * event -> JSON payload. Throws for an error event, an `{"error": ...}` payload (the notes: an
+ * error, not data) and for data that is not JSON. An event named anything but `message` (the SSE
+ * default) or `error` is of a kind this client does not know, such as a keep-alive `event: ping`:
+ * it is skipped, not taken for a chunk, so it cannot fail the stream.
+ *
+ * An error that carries an HTTP status (`{"error":{"code":429,...}}`, or `status_code`) becomes
+ * the `StudioAPIError` of that status, so it is retried (before the first token) and caught like
+ * the same status sent as a response; one without is a `StudioStreamError`.
  */
-export function parsePayload(event: SSEEvent, path: string): unknown {
+export function parsePayload(event: SSEEvent, path: string, method = "POST"): unknown {
   const kind = event.event;
   if (kind !== undefined && kind !== "message" && kind !== "error") return SKIP;
   const data = event.data;
-  // Data starting with "{" (every chunk) cannot trim to [DONE]; only other data pays for a trim.
-  if (data === "[DONE]" || (data.charCodeAt(0) !== 123 /* "{" */ && data.trim() === "[DONE]")) {
-    return DONE;
-  }
+  if (data.trim() === "[DONE]") return DONE;
   let payload: unknown;
   try {
     payload = JSON.parse(data);
   } catch (error) {
-    if (kind === "error") {
-      throw new StudioStreamError(path, `the server sent an error event: ${shorten(data)}`);
-    }
+    if (kind === "error") throw streamError(undefined, data, path, method);
     throw new StudioStreamError(path, `an event is not valid JSON: ${shorten(data)}`, {
       cause: error,
     });
   }
-  if (
-    kind === "error" ||
-    (typeof payload === "object" &&
-      payload !== null &&
-      (payload as { error?: unknown }).error != null)
-  ) {
-    const message = extractServerMessage(payload) ?? shorten(data);
-    throw new StudioStreamError(path, `the server sent an error event: ${message}`);
+  if (kind === "error" || (isRecord(payload) && payload.error != null)) {
+    throw streamError(payload, data, path, method);
   }
   return payload;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** An HTTP error status (400-599) as a number or a string of digits, else undefined. */
+function httpStatus(value: unknown): number | undefined {
+  const n = typeof value === "string" && /^\d{3}$/.test(value) ? Number(value) : value;
+  return typeof n === "number" && Number.isInteger(n) && n >= 400 && n <= 599 ? n : undefined;
+}
+
+/** The status an error payload names: `status_code`, `status` or a numeric `code`. */
+function statusOf(payload: unknown): number | undefined {
+  for (const holder of [isRecord(payload) ? payload.error : undefined, payload]) {
+    if (!isRecord(holder)) continue;
+    const status =
+      httpStatus(holder.status_code) ?? httpStatus(holder.status) ?? httpStatus(holder.code);
+    if (status !== undefined) return status;
+  }
+  return undefined;
+}
+
+function streamError(
+  payload: unknown,
+  data: string,
+  path: string,
+  method: string,
+): StudioAPIError | StudioStreamError {
+  const parsed = parseErrorBody(data);
+  const message = (payload === undefined ? undefined : parsed.message) ?? shorten(data);
+  const status = statusOf(payload);
+  if (status === undefined) {
+    return new StudioStreamError(path, `the server sent an error event: ${message}`);
+  }
+  return StudioAPIError.fromResponse({
+    status,
+    method,
+    path,
+    serverMessage: `${message} (sent as an error event inside the stream; the HTTP status was 200)`,
+    code: extractCode(parsed.body),
+    body: parsed.body,
+  });
 }
 
 function shorten(text: string): string {

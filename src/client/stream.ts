@@ -1,17 +1,18 @@
 /**
- * The last stream stage: JSON payloads -> validated chunks, and the rule that a stream which stops
- * early is an error rather than a shorter answer.
+ * The last stream stage: JSON payloads -> normalised chunks (api-types' schemas, plus the one
+ * normalisation that needs the stream's history: tool-call indexes), and the rules that say when
+ * a stream is a whole answer.
  */
-import type { z } from "zod/v4";
 import {
   type ChatCompletionChunk,
   ChatCompletionChunkSchema,
+  type ParsedChatCompletionChunk,
+  type ParsedToolCallDelta,
   type TextCompletionChunk,
   TextCompletionChunkSchema,
+  type ToolCallDelta,
 } from "../api-types";
 import { StudioStreamError } from "../errors";
-import { isChatCompletionChunk, isTextCompletionChunk } from "./shape-checks";
-import { DONE, parsePayload, SKIP, type SSEEvent } from "./sse";
 import { formatIssue } from "./validate-response";
 
 interface ChoiceLike {
@@ -20,89 +21,147 @@ interface ChoiceLike {
 }
 
 /**
- * Tracks which choices are still open. A stream that ends without `[DONE]` is accepted only when
- * every choice it showed has a finish_reason: otherwise the connection was cut mid-answer.
+ * Which choices a stream showed and which of them finished, and whether that makes a whole
+ * answer:
+ * - a stream that ended with `[DONE]` must have shown at least one choice (`[DONE]` alone
+ *   answers nothing);
+ * - a stream that ended without `[DONE]` must have finished (`finish_reason`) every choice it
+ *   showed, else the connection was cut mid-answer;
+ * - a request for `n` choices must get `n` of them.
  */
 export class ChoiceTracker {
-  readonly #open = new Set<number>();
+  readonly #seen = new Set<number>();
   readonly #finished = new Set<number>();
-  #seen = false;
 
   observe(choices: readonly ChoiceLike[]): void {
     for (const choice of choices) {
-      this.#seen = true;
-      if (choice.finish_reason) {
-        this.#finished.add(choice.index);
-        this.#open.delete(choice.index);
-      } else if (!this.#finished.has(choice.index)) {
-        this.#open.add(choice.index);
-      }
+      this.#seen.add(choice.index);
+      if (choice.finish_reason) this.#finished.add(choice.index);
     }
   }
 
-  /** True when at least one choice was seen and all of them finished. */
-  get complete(): boolean {
-    return this.#seen && this.#open.size === 0;
-  }
-
-  /** Why the stream counts as cut, for the error message. */
-  describeCut(): string {
-    if (!this.#seen) return "the stream ended before [DONE] and before any choice arrived";
-    const open = [...this.#open].sort((a, b) => a - b).join(", ");
-    return `the stream ended before [DONE] while choice ${open} had no finish_reason (connection cut?)`;
+  /** Why the stream is not a whole answer, or undefined when it is. */
+  incomplete(sawDone: boolean, expected: number): string | undefined {
+    if (this.#seen.size === 0) {
+      return sawDone
+        ? "the stream ended ([DONE]) before any choice arrived: no answer"
+        : "the stream ended before [DONE] and before any choice arrived";
+    }
+    if (!sawDone) {
+      const open = [...this.#seen].filter((index) => !this.#finished.has(index));
+      if (open.length > 0) {
+        const list = open.sort((a, b) => a - b).join(", ");
+        return `the stream ended before [DONE] while choice ${list} had no finish_reason (connection cut?)`;
+      }
+    }
+    if (this.#seen.size < expected) {
+      const got = [...this.#seen].sort((a, b) => a - b).join(", ");
+      return `the request asked for ${expected} choices (n) but the stream ended with ${this.#seen.size} (index ${got}); the answer is incomplete`;
+    }
+    return undefined;
   }
 }
 
 /**
- * How one kind of chunk is validated: its zod schema, and a cheap check proven to accept only
- * what the schema accepts and returns unchanged (shape-checks.ts). The check runs on every token,
- * so zod is left for what it does not accept: it decides, and words the error.
+ * Gives every tool-call fragment of one choice a stable `index`. Servers that send `index` are
+ * taken at their word. For those that do not (Mistral streams each call whole, without `index`
+ * or `type`): a fragment with a new `id` starts a new call, a known `id` continues its call, and
+ * a fragment without an id continues the last call, unless it is a second entry of the same delta
+ * or names a function when the last call already has a name: then it is a new call.
  */
-export interface ChunkValidator<T> {
-  readonly schema: z.ZodType<T>;
-  readonly check: (value: unknown) => value is T;
+export class ToolCallIndexes {
+  readonly #byId = new Map<string, number>();
+  readonly #named = new Set<number>();
+  #last = -1;
+  #next = 0;
+
+  assign(calls: readonly ParsedToolCallDelta[]): ToolCallDelta[] {
+    const usedHere = new Set<number>();
+    return calls.map((call) => {
+      let index = call.index;
+      if (index === undefined) {
+        const known = call.id === undefined ? undefined : this.#byId.get(call.id);
+        if (known !== undefined) index = known;
+        else if (
+          call.id !== undefined ||
+          this.#last === -1 ||
+          usedHere.has(this.#last) ||
+          (call.function.name !== undefined && this.#named.has(this.#last))
+        ) {
+          index = this.#next;
+        } else {
+          index = this.#last;
+        }
+      }
+      if (call.id !== undefined && !this.#byId.has(call.id)) this.#byId.set(call.id, index);
+      if (call.function.name !== undefined) this.#named.add(index);
+      this.#last = index;
+      this.#next = Math.max(this.#next, index + 1);
+      usedHere.add(index);
+      return { ...call, index } as ToolCallDelta;
+    });
+  }
 }
 
-export const CHAT_CHUNK: ChunkValidator<ChatCompletionChunk> = Object.freeze({
-  schema: ChatCompletionChunkSchema,
-  check: isChatCompletionChunk,
-});
-
-export const TEXT_CHUNK: ChunkValidator<TextCompletionChunk> = Object.freeze({
-  schema: TextCompletionChunkSchema,
-  check: isTextCompletionChunk,
-});
-
-/** payload -> chunk, or `StudioStreamError` naming the first field that does not fit. */
-export function validateChunk<T>(validator: ChunkValidator<T>, payload: unknown, path: string): T {
-  if (validator.check(payload)) return payload;
-  const result = validator.schema.safeParse(payload);
-  if (result.success) return result.data;
-  throw new StudioStreamError(
-    path,
-    `a chunk does not have the expected shape: ${formatIssue(result.error.issues[0])}`,
+/**
+ * Whether a chunk carries part of the answer: text, reasoning, a tool call, a finish reason or
+ * usage. The chunks before the first such one (a role, empty text) can be dropped with a failed
+ * attempt and nothing is lost.
+ */
+export function carriesToken(chunk: {
+  choices: readonly {
+    finish_reason?: string | null | undefined;
+    text?: string | undefined;
+    delta?: { content?: string | null; reasoning_content?: string; tool_calls?: unknown[] };
+  }[];
+  usage?: unknown;
+}): boolean {
+  if (chunk.usage != null) return true;
+  return chunk.choices.some(
+    (choice) =>
+      !!choice.finish_reason ||
+      !!choice.text ||
+      !!choice.delta?.content ||
+      !!choice.delta?.reasoning_content ||
+      (choice.delta?.tool_calls?.length ?? 0) > 0,
   );
 }
 
-/**
- * The events of one read -> validated chunks, appended to `batch` (so that when an event throws,
- * the chunks before it are still there to hand out). Returns true at `[DONE]`; events after it
- * are not looked at, the stream being over.
- */
-export function collectChunks<T extends { choices: readonly ChoiceLike[] }>(
-  events: readonly SSEEvent[],
-  validator: ChunkValidator<T>,
-  tracker: ChoiceTracker,
+/** Payload -> chunk for one stream; holds the state that normalising a stream needs. */
+export interface ChunkReader<T extends { choices: readonly ChoiceLike[] }> {
+  read(payload: unknown): T;
+}
+
+function parseChunk<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: unknown[] } } },
+  payload: unknown,
   path: string,
-  batch: T[],
-): boolean {
-  for (let i = 0; i < events.length; i++) {
-    const payload = parsePayload(events[i]!, path);
-    if (payload === DONE) return true;
-    if (payload === SKIP) continue;
-    const chunk = validateChunk(validator, payload, path);
-    tracker.observe(chunk.choices);
-    batch.push(chunk);
-  }
-  return false;
+): T {
+  const result = schema.safeParse(payload);
+  if (result.success) return result.data;
+  throw new StudioStreamError(
+    path,
+    `a chunk does not have the expected shape: ${formatIssue(result.error.issues[0] as never)}`,
+  );
+}
+
+export function chatChunkReader(path: string): ChunkReader<ChatCompletionChunk> {
+  const byChoice = new Map<number, ToolCallIndexes>();
+  return {
+    read(payload) {
+      const chunk: ParsedChatCompletionChunk = parseChunk(ChatCompletionChunkSchema, payload, path);
+      for (const choice of chunk.choices) {
+        const calls = choice.delta.tool_calls;
+        if (!calls) continue;
+        let indexes = byChoice.get(choice.index);
+        if (!indexes) byChoice.set(choice.index, (indexes = new ToolCallIndexes()));
+        choice.delta.tool_calls = indexes.assign(calls);
+      }
+      return chunk as ChatCompletionChunk;
+    },
+  };
+}
+
+export function textChunkReader(path: string): ChunkReader<TextCompletionChunk> {
+  return { read: (payload) => parseChunk(TextCompletionChunkSchema, payload, path) };
 }

@@ -1,11 +1,10 @@
 /**
- * The seam between the client and the wire. Two implementations: undici (default, one keep-alive
- * pool per client) and WHATWG fetch (nock-based tests, runtimes without undici). Neither follows
- * redirects: a 3xx comes back as a response, so the key is never replayed to another address.
- *
- * Two shapes of call: `buffered` (the whole body in memory, for JSON answers: the hot path, so
- * the undici side skips stream objects entirely) and `open` (a body read as it arrives, for SSE).
+ * The seam between the client and the wire: one transport, on fetch semantics, over the fetch the
+ * engine picked (engine.ts). Redirects are never followed (`redirect: "manual"`): a 3xx comes
+ * back as a response, so the key is never replayed to another address.
  */
+import { StudioValidationError } from "../errors";
+import { Engine, type EngineOptions } from "./engine";
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
 
@@ -28,65 +27,89 @@ export interface ResponseHead {
   headerRecord(): Record<string, string>;
 }
 
-/** A response whose body has been read completely. */
-export interface BufferedResponse extends ResponseHead {
-  /** The body as text (for a non-2xx answer: its first `ERROR_BODY_LIMIT` bytes). */
-  text(): string;
-}
+/** A fetch `Response` seen through `ResponseHead`, with its body. */
+export class WireResponse implements ResponseHead {
+  readonly status: number;
+  readonly #response: Response;
 
-/** A response whose body is read as it arrives. */
-export interface StreamingResponse extends ResponseHead {
+  constructor(response: Response) {
+    // An opaque redirect (browsers) has status 0; report it as the redirect it is.
+    this.status = response.type === "opaqueredirect" ? 302 : response.status;
+    this.#response = response;
+  }
+
+  header(name: string): string | undefined {
+    return this.#response.headers.get(name) ?? undefined;
+  }
+
+  headerRecord(): Record<string, string> {
+    const out: Record<string, string> = {};
+    this.#response.headers.forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.#response.body;
+  }
+
   /**
-   * The whole body as text; past `limit` bytes it throws `ResponseTooLargeError`, or with
-   * `truncate` keeps the first `limit` bytes (an error page only feeds a message).
+   * The whole body as text; past `limit` bytes it throws `ResponseTooLargeError` as soon as the
+   * limit is passed, or with `truncate` keeps the first `limit` bytes (an error page only feeds a
+   * message). Content-Length is not trusted: fetch decompresses, so it may count other bytes.
    */
-  text(limit: number, truncate?: boolean): Promise<string>;
-  /** The body as it arrives. */
-  chunks(): AsyncIterator<Uint8Array>;
-  /** Stops reading and frees the connection (the rest of the body is discarded). */
-  cancel(): void;
-  /** The caller is done after a complete read; lets a keep-alive socket go back to its pool. */
-  release(): void;
-}
+  async text(limit: number, truncate = false): Promise<string> {
+    const body = this.#response.body;
+    if (!body) return "";
+    const reader = body.getReader();
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (size + value.byteLength > limit) {
+          if (!truncate) throw new ResponseTooLargeError(limit);
+          parts.push(value.subarray(0, limit - size));
+          size = limit;
+          break;
+        }
+        size += value.byteLength;
+        parts.push(value);
+      }
+    } finally {
+      // Stops a body read only in part; a no-op on one read to its end.
+      reader.cancel().catch(noop);
+    }
+    return utf8.decode(concat(parts, size));
+  }
 
-export interface Transport {
-  readonly name: "undici" | "fetch";
-  /** Sends and reads the whole body; a 2xx body past `limit` bytes is a `ResponseTooLargeError`. */
-  buffered(
-    request: TransportRequest,
-    control: AttemptControl,
-    limit: number,
-  ): Promise<BufferedResponse>;
-  /** Sends and resolves once the headers are in. */
-  open(request: TransportRequest, control: AttemptControl): Promise<StreamingResponse>;
-  close(): Promise<void>;
-}
-
-/** Anything that can stop a request: an AbortController, an undici dispatch handler... */
-export interface Abortable {
-  abort(reason: Error): void;
+  /** Frees the connection without reading the body. */
+  cancel(): void {
+    const body = this.#response.body;
+    if (body && !body.locked) body.cancel().catch(noop);
+  }
 }
 
 /**
  * One attempt's cancellation and progress, shared by the client and the transport. The client's
- * timers and the caller's signal call `abort`; the transport binds what actually stops its request
- * and reports when a response began (a failure after that may have reached the server).
+ * timers and the caller's signal call `abort`; the transport reports when a response began (a
+ * failure after that may have reached the server).
  */
 export class AttemptControl {
   reason: Error | undefined;
   responseStarted = false;
-  #target: Abortable | undefined;
+  readonly #controller = new AbortController();
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
 
   abort(reason: Error): void {
     if (this.reason) return;
     this.reason = reason;
-    this.#target?.abort(reason);
-  }
-
-  /** Stops `target` when this attempt is aborted (at once if it already was). */
-  bind(target: Abortable): void {
-    this.#target = target;
-    if (this.reason) target.abort(this.reason);
+    this.#controller.abort(reason);
   }
 }
 
@@ -95,17 +118,70 @@ export const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** Internal: a body passed the size cap. The client turns it into a `StudioResponseError`. */
 export class ResponseTooLargeError extends Error {
-  constructor(
-    readonly limit: number,
-    readonly declared: number | undefined,
-  ) {
+  constructor(readonly limit: number) {
     super(`response body exceeds ${limit} bytes`);
   }
 }
 
 /** Stateless, so one instance serves every whole-body decode. */
-export const utf8 = new TextDecoder();
+const utf8 = new TextDecoder();
+
+function noop(): void {}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
 
 export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
+}
+
+/**
+ * Headers as the runtime's fetch would build them. A header fetch refuses throws a `TypeError`
+ * before anything is sent; that is the caller's input, not the network, so it is raised here as
+ * a validation error (never retried, never blamed on the connection), without quoting the value.
+ */
+function checkHeaders(headers: Readonly<Record<string, string>>): void {
+  try {
+    new Headers(headers as Record<string, string>);
+  } catch {
+    throw new StudioValidationError(
+      "headers",
+      "a header name or value cannot be sent over HTTP (this runtime's fetch refused it); check defaultHeaders and the per-call headers",
+    );
+  }
+}
+
+export class Transport {
+  readonly engine: Engine;
+
+  constructor(options: EngineOptions) {
+    this.engine = new Engine(options);
+  }
+
+  /** Sends and resolves once the headers are in; `control.signal` stops it at any point. */
+  async send(request: TransportRequest, control: AttemptControl): Promise<WireResponse> {
+    checkHeaders(request.headers);
+    const fetch = await this.engine.fetch();
+    const response = await fetch(request.origin + request.path, {
+      method: request.method,
+      headers: request.headers as Record<string, string>,
+      body: request.body ?? null,
+      signal: control.signal,
+      redirect: "manual",
+    });
+    control.responseStarted = true;
+    return new WireResponse(response);
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
 }

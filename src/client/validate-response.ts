@@ -22,9 +22,8 @@ export function formatIssue(issue: z.core.$ZodIssue | undefined): string {
 }
 
 /**
- * JSON.parse + safeParse, with a `StudioResponseError` naming the call and the first bad field.
- * `check`, when given, is a cheap test proven to accept only what `schema` accepts and returns
- * unchanged (see shape-checks.ts); what it accepts skips zod.
+ * JSON.parse + safeParse (which also normalises, see api-types), with a `StudioResponseError`
+ * naming the call and the first bad field.
  */
 export function parseResponse<T>(
   schema: z.ZodType<T>,
@@ -32,7 +31,6 @@ export function parseResponse<T>(
   call: string,
   method: string,
   path: string,
-  check?: (value: unknown) => value is T,
 ): T {
   let json: unknown;
   try {
@@ -46,7 +44,6 @@ export function parseResponse<T>(
       { cause: error },
     );
   }
-  if (check?.(json)) return json;
   const result = schema.safeParse(json);
   if (result.success) return result.data;
   throw new StudioResponseError(

@@ -21,7 +21,7 @@ import {
   makeInvalidToolCall,
   parseToolCall,
 } from "@langchain/core/output_parsers/openai_tools";
-import type { ChatGeneration, ChatGenerationChunk } from "@langchain/core/outputs";
+import type { ChatGeneration } from "@langchain/core/outputs";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -35,18 +35,14 @@ import { convertUsage } from "./usage";
 export const MODEL_PROVIDER = "studio";
 
 type Choice = ChatCompletion["choices"][number];
-type ChunkChoice = ChatCompletionChunk["choices"][number];
-type WireToolCallLike = Choice["message"]["tool_calls"] extends (infer T)[] | null | undefined
-  ? T
-  : never;
 
 // ---------------------------------------------------------------------------------------------
 // LangChain -> request
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Block types of an AI message that are already sent another way (`tool_calls`) or are the
- * model's own reasoning, which services of this family do not take back as input.
+ * Block types of an AI message that are sent another way: tool calls as `tool_calls`, the
+ * model's reasoning as `reasoning_content`; never as text.
  */
 const AI_BLOCKS_SENT_ELSEWHERE = new Set([
   "tool_call",
@@ -168,12 +164,33 @@ function convertAIMessage(message: BaseMessage, where: string): ChatMessageParam
     const legacy = message.additional_kwargs?.tool_calls;
     if (Array.isArray(legacy)) toolCalls.push(...(legacy as WireToolCall[]));
   }
-  const param: ChatMessageParam & { tool_calls?: WireToolCall[] } = withName(
-    { role: "assistant", content: textContent(message.content, where, AI_BLOCKS_SENT_ELSEWHERE) },
-    message,
-  );
+  const param: ChatMessageParam & { tool_calls?: WireToolCall[]; reasoning_content?: string } =
+    withName(
+      {
+        role: "assistant",
+        content: textContent(message.content, where, AI_BLOCKS_SENT_ELSEWHERE),
+      },
+      message,
+    );
   if (toolCalls.length > 0) param.tool_calls = toolCalls;
+  // Sent back because servers such as DeepSeek's require the reasoning of a tool-calling turn on
+  // the next request of the loop.
+  const reasoning = reasoningOf(message);
+  if (reasoning) param.reasoning_content = reasoning;
   return param;
+}
+
+/** An AI message's reasoning: `additional_kwargs.reasoning_content`, else its reasoning blocks. */
+function reasoningOf(message: BaseMessage): string {
+  const kept = message.additional_kwargs?.reasoning_content;
+  if (typeof kept === "string") return kept;
+  if (!Array.isArray(message.content)) return "";
+  let text = "";
+  for (const block of message.content as unknown[]) {
+    const { type, reasoning } = (block ?? {}) as { type?: unknown; reasoning?: unknown };
+    if (type === "reasoning" && typeof reasoning === "string") text += reasoning;
+  }
+  return text;
 }
 
 /**
@@ -255,7 +272,8 @@ function convertImageBlock(block: Record<string, unknown>, field: string): ChatC
     if (
       value &&
       typeof value === "object" &&
-      typeof (value as { url?: unknown }).url === "string"
+      typeof (value as { url?: unknown }).url === "string" &&
+      (value as { url: string }).url !== ""
     ) {
       const { url, detail } = value as { url: string; detail?: unknown };
       return {
@@ -265,7 +283,7 @@ function convertImageBlock(block: Record<string, unknown>, field: string): ChatC
     }
     throw new StudioValidationError(
       field,
-      'an "image_url" block needs image_url.url (a URL or data URL)',
+      'an "image_url" block needs a non-empty image_url.url (a URL or data URL)',
     );
   }
   const metadata = block.metadata as { detail?: unknown } | undefined;
@@ -276,7 +294,9 @@ function convertImageBlock(block: Record<string, unknown>, field: string): ChatC
   });
   // Core's older data blocks say how the image is given in `source_type`.
   const sourceType = block.source_type;
-  if (sourceType === "url" && typeof block.url === "string") return withDetail(block.url);
+  if (sourceType === "url" && typeof block.url === "string" && block.url) {
+    return withDetail(block.url);
+  }
   if (sourceType === "base64" && typeof block.data === "string") {
     const mime = block.mime_type ?? block.mimeType;
     if (typeof mime !== "string" || !mime) {
@@ -334,8 +354,18 @@ function unsupportedBlock(
 // Response -> LangChain
 // ---------------------------------------------------------------------------------------------
 
-/** Parses wire tool calls; arguments that are not valid JSON go to `invalid_tool_calls`. */
-export function parseStudioToolCalls(raw: readonly WireToolCallLike[] | null | undefined): {
+/** A tool call as the wire carries it once complete (an `id` may be missing on some servers). */
+interface CompleteToolCall {
+  id?: string | undefined;
+  function: { name: string; arguments: string };
+}
+
+/**
+ * Parses complete tool calls strictly: arguments that are not a JSON object go to
+ * `invalid_tool_calls`, never guessed. Empty arguments mean none (`{}`): servers send `""` for a
+ * tool without parameters. The one rule for every final message, streamed or not.
+ */
+export function parseStudioToolCalls(raw: readonly CompleteToolCall[] | null | undefined): {
   toolCalls: ToolCall[];
   invalidToolCalls: InvalidToolCall[];
 } {
@@ -343,10 +373,11 @@ export function parseStudioToolCalls(raw: readonly WireToolCallLike[] | null | u
   const invalidToolCalls: InvalidToolCall[] = [];
   if (!raw) return { toolCalls, invalidToolCalls };
   for (const call of raw) {
+    const text = call.function.arguments;
     const openAICall = {
       id: call.id,
       type: "function" as const,
-      function: { name: call.function.name, arguments: call.function.arguments },
+      function: { name: call.function.name, arguments: text.trim() === "" ? "{}" : text },
     };
     try {
       const parsed = parseToolCall(openAICall, { returnId: true });
@@ -355,56 +386,80 @@ export function parseStudioToolCalls(raw: readonly WireToolCallLike[] | null | u
       const args: unknown = parsed?.args;
       if (typeof args !== "object" || args === null || Array.isArray(args)) {
         throw new Error(
-          `Function "${call.function.name}" arguments are valid JSON but not an object: ${call.function.arguments.slice(0, 200)}`,
+          `Function "${call.function.name}" arguments are valid JSON but not an object: ${text.slice(0, 200)}`,
         );
       }
       if (parsed) toolCalls.push(parsed);
     } catch (error) {
       invalidToolCalls.push(
-        makeInvalidToolCall(openAICall, error instanceof Error ? error.message : String(error)),
+        makeInvalidToolCall(
+          { ...openAICall, function: { ...openAICall.function, arguments: text } },
+          error instanceof Error ? error.message : String(error),
+        ),
       );
     }
   }
   return { toolCalls, invalidToolCalls };
 }
 
-/** One choice of a completion to an `AIMessage` carrying the response metadata and usage. */
-export function convertChoiceToAIMessage(choice: Choice, completion: ChatCompletion): AIMessage {
-  const { toolCalls, invalidToolCalls } = parseStudioToolCalls(choice.message.tool_calls);
-  return new AIMessage({
-    id: completion.id,
-    content: choice.message.content ?? "",
-    tool_calls: toolCalls,
-    invalid_tool_calls: invalidToolCalls,
-    usage_metadata: convertUsage(completion.usage),
-    response_metadata: {
-      model_provider: MODEL_PROVIDER,
-      model_name: completion.model,
-      finish_reason: choice.finish_reason,
-      id: completion.id,
-      created: completion.created,
-    },
-  });
+/** The response metadata of a finished message, the same streamed or not. */
+export function finalResponseMetadata(fields: {
+  model: string;
+  finishReason: string | null | undefined;
+  id: string | undefined;
+  created: number | undefined;
+}): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {
+    model_provider: MODEL_PROVIDER,
+    model: fields.model,
+    model_name: fields.model,
+  };
+  if (fields.finishReason != null) metadata.finish_reason = fields.finishReason;
+  if (fields.id) metadata.id = fields.id;
+  if (fields.created !== undefined) metadata.created = fields.created;
+  return metadata;
 }
 
 /**
- * A whole completion to one generation per choice, in choice order (`n > 1` gives n). The finish
- * reason is in the message's response metadata only: a `generationInfo` would be spread into
- * that metadata by core on every call (object spreads measured at 2 µs or more here).
+ * One choice of a completion to an `AIMessage`: text, reasoning, tool calls, usage, metadata.
+ * `requestedModel` names the model when the server's answer does not.
  */
-export function convertCompletionToChatGenerations(completion: ChatCompletion): ChatGeneration[] {
-  const choices =
-    completion.choices.length > 1
-      ? [...completion.choices].sort((a, b) => a.index - b.index)
-      : completion.choices;
-  return choices.map((choice) => {
-    const message = convertChoiceToAIMessage(choice, completion);
-    return {
-      // Not `message.text`: that getter rebuilds the content blocks on every read.
-      text: choice.message.content ?? "",
-      message,
-    };
+export function convertChoiceToAIMessage(
+  choice: Choice,
+  completion: ChatCompletion,
+  requestedModel = "",
+): AIMessage {
+  const message = choice.message;
+  const { toolCalls, invalidToolCalls } = parseStudioToolCalls(message.tool_calls);
+  const reasoning = message.reasoning_content;
+  return new AIMessage({
+    id: completion.id,
+    content: message.content ?? "",
+    additional_kwargs:
+      typeof reasoning === "string" && reasoning !== "" ? { reasoning_content: reasoning } : {},
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalidToolCalls,
+    usage_metadata: convertUsage(completion.usage),
+    response_metadata: finalResponseMetadata({
+      model: completion.model ?? requestedModel,
+      finishReason: choice.finish_reason,
+      id: completion.id,
+      created: completion.created,
+    }),
   });
+}
+
+/** A whole completion to one generation per choice, in choice order (`n > 1` gives n). */
+export function convertCompletionToChatGenerations(
+  completion: ChatCompletion,
+  requestedModel = "",
+): ChatGeneration[] {
+  return [...completion.choices]
+    .sort((a, b) => a.index - b.index)
+    .map((choice) => ({
+      text: choice.message.content ?? "",
+      message: convertChoiceToAIMessage(choice, completion, requestedModel),
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -412,91 +467,210 @@ export function convertCompletionToChatGenerations(completion: ChatCompletion): 
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One choice of a streamed chunk to an `AIMessageChunk`. The model name, id and creation time
- * ride on the chunk that carries the finish reason only: core merges chunk metadata by
- * concatenating strings, so repeating them on every chunk would garble them.
+ * An `AIMessageChunk` whose final form parses its tool calls strictly. Core derives a chunk's
+ * `tool_calls` from its `tool_call_chunks` with a partial-JSON parser, which suits a message
+ * still streaming but turns truncated arguments (`{"city": "Par`) into a valid-looking call.
+ * Core's `concat` builds the sum with the left chunk's constructor, so every sum of these chunks
+ * is one too: while the model name is absent (only the final chunk of a choice carries it), the
+ * sum keeps core's partial parse; once it is there, the message is complete and its calls are
+ * parsed exactly as a non-streamed reply's (`parseStudioToolCalls`).
  */
-export function convertDeltaToAIMessageChunk(
-  choice: ChunkChoice,
-  chunk: ChatCompletionChunk,
-  usage?: UsageMetadata,
-): AIMessageChunk {
-  const delta = choice.delta;
-  const content = delta?.content ?? "";
-  const rawCalls = delta?.tool_calls;
-  const finishReason = choice.finish_reason;
-  if ((!rawCalls || rawCalls.length === 0) && usage === undefined) {
-    // The streaming hot path (a text token). Core's chunk constructor is about 25x slower given
-    // a fields object than given a string (measured: ~5 µs vs ~0.2 µs), so the chunk is built
-    // from its text and the id and metadata are set the way core's own `_updateId` does: on the
-    // message and on its `lc_kwargs` (the response metadata object is shared by both).
-    const message = new AIMessageChunk(content);
-    message._updateId(chunk.id);
-    const metadata = message.response_metadata;
-    metadata.model_provider = MODEL_PROVIDER;
-    if (finishReason != null) {
-      metadata.model_name = chunk.model;
-      metadata.finish_reason = finishReason;
-      metadata.id = chunk.id;
-      metadata.created = chunk.created;
-    }
-    return message;
+export class StudioAIMessageChunk extends AIMessageChunk {
+  constructor(fields: ConstructorParameters<typeof AIMessageChunk>[0]) {
+    super(fields);
+    // Core's merge of a chunk with usage and one without leaves empty detail objects behind.
+    if (this.usage_metadata) this.usage_metadata = withoutEmptyDetails(this.usage_metadata);
+    if (typeof this.response_metadata?.model_name !== "string") return;
+    const chunks = this.tool_call_chunks ?? [];
+    if (chunks.length === 0) return;
+    const { toolCalls, invalidToolCalls } = parseToolCallChunks(chunks);
+    this.tool_calls = toolCalls;
+    this.invalid_tool_calls = invalidToolCalls;
+    // Serialization reads lc_kwargs: keep it in step with the fields.
+    this.lc_kwargs.tool_calls = toolCalls;
+    this.lc_kwargs.invalid_tool_calls = invalidToolCalls;
   }
-  const toolCallChunks: ToolCallChunk[] = (rawCalls ?? []).map((call) => ({
-    type: "tool_call_chunk",
-    index: call.index,
-    id: call.id,
-    name: call.function?.name,
-    args: call.function?.arguments,
-  }));
-  return new AIMessageChunk({
-    id: chunk.id,
-    content,
-    tool_call_chunks: toolCallChunks,
-    usage_metadata: usage,
-    response_metadata:
-      finishReason != null
-        ? {
-            model_provider: MODEL_PROVIDER,
-            model_name: chunk.model,
-            finish_reason: finishReason,
-            id: chunk.id,
-            created: chunk.created,
-          }
-        : { model_provider: MODEL_PROVIDER },
-  });
 }
 
-/** A usage-only chunk (empty `choices`) to an empty `AIMessageChunk` holding the usage. */
-export function convertUsageToAIMessageChunk(
-  chunk: ChatCompletionChunk,
-): AIMessageChunk | undefined {
-  const usage = convertUsage(chunk.usage);
-  if (!usage) return undefined;
-  return new AIMessageChunk({
-    id: chunk.id,
-    content: "",
-    usage_metadata: usage,
+function withoutEmptyDetails(usage: UsageMetadata): UsageMetadata {
+  const { input_token_details, output_token_details, ...counts } = usage;
+  const out: UsageMetadata = counts;
+  if (input_token_details && Object.keys(input_token_details).length > 0) {
+    out.input_token_details = input_token_details;
+  }
+  if (output_token_details && Object.keys(output_token_details).length > 0) {
+    out.output_token_details = output_token_details;
+  }
+  return out;
+}
+
+/** The calls of a complete message's tool-call chunks (joined per index), parsed strictly. */
+export function parseToolCallChunks(chunks: readonly ToolCallChunk[]): {
+  toolCalls: ToolCall[];
+  invalidToolCalls: InvalidToolCall[];
+} {
+  const calls = new Map<unknown, CompleteToolCall>();
+  chunks.forEach((chunk, position) => {
+    const key = chunk.index ?? chunk.id ?? `#${position}`;
+    const call = calls.get(key);
+    if (call === undefined) {
+      calls.set(key, {
+        id: chunk.id,
+        function: { name: chunk.name ?? "", arguments: chunk.args ?? "" },
+      });
+    } else {
+      call.id ??= chunk.id;
+      if (!call.function.name && chunk.name) call.function.name = chunk.name;
+      call.function.arguments += chunk.args ?? "";
+    }
+  });
+  return parseStudioToolCalls([...calls.values()]);
+}
+
+/** A streamed delta as the client hands it over (normalised at the client's boundary). */
+interface WireDelta {
+  content?: string | null | undefined;
+  reasoning_content?: string | undefined;
+  tool_calls?:
+    | {
+        index: number;
+        id?: string | undefined;
+        function?: { name?: string | undefined; arguments?: string | undefined } | undefined;
+      }[]
+    | null
+    | undefined;
+}
+
+/**
+ * One choice's delta to an `AIMessageChunk`: text, reasoning (`additional_kwargs.
+ * reasoning_content`, never text) and tool-call fragments. An empty delta gives nothing. The
+ * per-response fields (model, finish reason, usage) ride on the final chunk only
+ * (`ChatStreamState`): core merges chunks by adding numbers and concatenating strings, so
+ * repeating them would garble them.
+ */
+export function convertDeltaToAIMessageChunk(
+  delta: WireDelta | undefined,
+  id: string | undefined,
+): StudioAIMessageChunk | undefined {
+  const content = delta?.content ?? "";
+  const reasoning = delta?.reasoning_content ?? "";
+  const calls = delta?.tool_calls ?? [];
+  if (content === "" && reasoning === "" && calls.length === 0) return undefined;
+  return new StudioAIMessageChunk({
+    ...(id ? { id } : {}),
+    content,
+    additional_kwargs: reasoning === "" ? {} : { reasoning_content: reasoning },
+    tool_call_chunks: calls.map((call) => ({
+      type: "tool_call_chunk",
+      index: call.index,
+      id: call.id,
+      name: call.function?.name,
+      args: call.function?.arguments,
+    })),
     response_metadata: { model_provider: MODEL_PROVIDER },
   });
 }
 
 /**
- * Adds one streamed chunk to the running generation of its choice (`generationInfo.completion`),
- * so `invoke` with `streaming: true` still gives one generation per choice when `n > 1`.
+ * What a stream says about the whole response, gathered chunk by chunk for the final chunks:
+ * the first id, model and creation time, each choice's finish reason, and the usage. Servers
+ * that send usage on every chunk send a running total, so the last one is kept, never a sum.
  */
-export function addChunkToChoices(
-  byChoice: Map<number, ChatGenerationChunk>,
-  chunk: ChatGenerationChunk,
-): void {
-  const index = Number(chunk.generationInfo?.completion ?? 0);
-  const previous = byChoice.get(index);
-  byChoice.set(index, previous ? previous.concat(chunk) : chunk);
+export class ChatStreamState {
+  #id: string | undefined;
+  #model: string | undefined;
+  #created: number | undefined;
+  #usage: ChatCompletionChunk["usage"];
+  readonly #finish = new Map<number, string | null | undefined>();
+
+  constructor(private readonly requestedModel: string) {}
+
+  observe(chunk: ChatCompletionChunk): void {
+    this.#id ||= chunk.id || undefined;
+    this.#model ||= chunk.model || undefined;
+    this.#created ??= chunk.created ?? undefined;
+    if (chunk.usage != null) this.#usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      if (!this.#finish.has(choice.index) || choice.finish_reason != null) {
+        this.#finish.set(choice.index, choice.finish_reason);
+      }
+    }
+  }
+
+  get id(): string | undefined {
+    return this.#id;
+  }
+
+  /**
+   * The final chunk of each choice, in index order: the response metadata, and the usage on the
+   * first (usage is the request's, not a choice's) when `withUsage`.
+   */
+  finalChunks(withUsage: boolean): { index: number; message: StudioAIMessageChunk }[] {
+    const indexes = [...this.#finish.keys()].sort((a, b) => a - b);
+    if (indexes.length === 0) indexes.push(0);
+    const usage = withUsage ? convertUsage(this.#usage) : undefined;
+    return indexes.map((index, i) => ({
+      index,
+      message: new StudioAIMessageChunk({
+        ...(this.#id ? { id: this.#id } : {}),
+        content: "",
+        ...(i === 0 && usage ? { usage_metadata: usage } : {}),
+        response_metadata: finalResponseMetadata({
+          model: this.#model ?? this.requestedModel,
+          finishReason: this.#finish.get(index),
+          id: this.#id,
+          created: this.#created,
+        }),
+      }),
+    }));
+  }
 }
 
-/** The generations collected by `addChunkToChoices`, in choice order. */
-export function choicesInOrder(
-  byChoice: ReadonlyMap<number, ChatGenerationChunk>,
-): ChatGenerationChunk[] {
-  return [...byChoice.entries()].sort(([a], [b]) => a - b).map(([, chunk]) => chunk);
+// ---------------------------------------------------------------------------------------------
+// Standard content blocks
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `message.contentBlocks` of Studio messages: reasoning first (a `reasoning` block, from
+ * `additional_kwargs.reasoning_content`), then text, then tool calls. Core looks translators up
+ * by `response_metadata.model_provider` in a registry on `globalThis`.
+ */
+function toStandardBlocks(message: BaseMessage): Record<string, unknown>[] {
+  const blocks: Record<string, unknown>[] = [];
+  const reasoning = message.additional_kwargs?.reasoning_content;
+  if (typeof reasoning === "string" && reasoning !== "") {
+    blocks.push({ type: "reasoning", reasoning });
+  }
+  const text =
+    typeof message.content === "string" ? message.content : textOfBlocks(message.content);
+  if (text !== "") blocks.push({ type: "text", text });
+  const ai = message as AIMessage;
+  for (const call of ai.tool_calls ?? []) {
+    blocks.push({ type: "tool_call", id: call.id, name: call.name, args: call.args });
+  }
+  for (const call of ai.invalid_tool_calls ?? []) {
+    blocks.push({ ...call, type: "invalid_tool_call" });
+  }
+  return blocks;
+}
+
+function textOfBlocks(content: readonly unknown[]): string {
+  let text = "";
+  for (const block of content) {
+    const { type, text: value } = (block ?? {}) as { type?: unknown; text?: unknown };
+    if (type === "text" && typeof value === "string") text += value;
+  }
+  return text;
+}
+
+/** Registers the translator above once (ChatStudio's constructor calls it). */
+export function registerStudioBlockTranslator(): void {
+  const registry = (globalThis as { lc_block_translators_registry?: Map<string, unknown> })
+    .lc_block_translators_registry;
+  if (registry && !registry.has(MODEL_PROVIDER)) {
+    registry.set(MODEL_PROVIDER, {
+      translateContent: toStandardBlocks,
+      translateContentChunk: toStandardBlocks,
+    });
+  }
 }

@@ -5,41 +5,46 @@ import { type Generation, GenerationChunk } from "@langchain/core/outputs";
 import type { TextCompletion, TextCompletionChunk, Usage } from "../api-types";
 import { MODEL_PROVIDER } from "./messages";
 
-// Usage conversions live with the chat model's in ./usage; re-exported for this module's users.
-export { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "./usage";
-
-/** What every finished generation carries, like `response_metadata` on chat messages. */
+/**
+ * What every finished generation carries, like `response_metadata` on chat messages. `model`
+ * is the server's, else the requested one.
+ */
 export function textGenerationInfo(
   finishReason: string | null | undefined,
-  model: string | undefined,
+  model: string,
 ): Record<string, unknown> {
   return {
     model_provider: MODEL_PROVIDER,
-    ...(model !== undefined && { model_name: model }),
+    model,
+    model_name: model,
     ...(finishReason != null && { finish_reason: finishReason }),
   };
 }
 
 /** The choices of one response, in choice order (the service may list them in any order). */
-export function convertTextCompletionToGenerations(completion: TextCompletion): Generation[] {
+export function convertTextCompletionToGenerations(
+  completion: TextCompletion,
+  requestedModel: string,
+): Generation[] {
   return [...completion.choices]
     .sort((a, b) => a.index - b.index)
     .map((choice) => ({
       text: choice.text,
-      generationInfo: textGenerationInfo(choice.finish_reason, completion.model),
+      generationInfo: textGenerationInfo(choice.finish_reason, completion.model ?? requestedModel),
     }));
 }
 
 /** One streamed event to a `GenerationChunk` per choice it carries. */
 export function convertTextChunkToGenerationChunks(
   chunk: TextCompletionChunk,
+  requestedModel: string,
 ): { index: number; chunk: GenerationChunk }[] {
   return chunk.choices.map((choice) => ({
     index: choice.index,
     chunk: new GenerationChunk({
       text: choice.text ?? "",
       ...(choice.finish_reason != null && {
-        generationInfo: textGenerationInfo(choice.finish_reason, chunk.model),
+        generationInfo: textGenerationInfo(choice.finish_reason, chunk.model ?? requestedModel),
       }),
     }),
   }));
@@ -47,17 +52,19 @@ export function convertTextChunkToGenerationChunks(
 
 /**
  * Folds a stream of events into the same generations a non-streamed call returns: one per
- * choice index, and the usage if the service sent it (in a final event with no choices, or not at
- * all).
+ * choice index, and the usage if the service sent it. Servers that send usage on every event
+ * send a running total, so the last one is kept, never a sum.
  */
 export class TextStreamAccumulator {
   private readonly byIndex = new Map<number, GenerationChunk>();
   private usageSeen: Usage | undefined;
 
+  constructor(private readonly requestedModel: string) {}
+
   /** Adds one event; returns its per-choice chunks so the caller can forward them as tokens. */
   add(event: TextCompletionChunk): { index: number; chunk: GenerationChunk }[] {
     if (event.usage != null) this.usageSeen = event.usage;
-    const parts = convertTextChunkToGenerationChunks(event);
+    const parts = convertTextChunkToGenerationChunks(event, this.requestedModel);
     for (const { index, chunk } of parts) {
       const previous = this.byIndex.get(index);
       this.byIndex.set(index, previous === undefined ? chunk : previous.concat(chunk));

@@ -11,7 +11,6 @@
  *     content values the items fill back in (see `thread-content.ts`).
  * Messages without `lc_type` were written by someone else and load as plain human/AI messages.
  */
-import { randomUUID } from "node:crypto";
 import {
   AIMessage,
   type BaseMessage,
@@ -179,7 +178,7 @@ export interface EncodedMessage {
  */
 export function encodeMessages(
   messages: readonly BaseMessage[],
-  newClientId: () => string = randomUUID,
+  newClientId: () => string = () => crypto.randomUUID(),
 ): EncodedMessage[] {
   return messages.map((message, index) => {
     const clientId = newClientId();

@@ -1,4 +1,4 @@
-/** Assistants: create, get, list (spec call 6 and the `/v1` calls of the notes). */
+/** Assistants: create, get, list, delete (spec call 6 and the `/v1` calls of the notes). */
 import type { Model } from "../api-types";
 import { invalid, notFound } from "./http-error";
 import { readListQuery } from "./list-query";
@@ -25,6 +25,8 @@ export function assistantRoutes(
   store: Store,
   models: () => readonly Model[],
   prefix: string,
+  /** Tells persistence that a save is due (the store has no delete of its own for assistants). */
+  changed: () => void,
 ): Route[] {
   return [
     {
@@ -89,6 +91,17 @@ export function assistantRoutes(
         const found = store.assistants.get(id);
         if (!found) throw notFound("assistant", id, "assistantId");
         return { kind: "json", body: found };
+      },
+    },
+    {
+      method: "DELETE",
+      path: `${prefix}/v1/assistants/:assistantId`,
+      auth: "studio",
+      handler: (ctx) => {
+        const id = ctx.params.assistantId!;
+        if (!store.assistants.remove(id)) throw notFound("assistant", id, "assistantId");
+        changed();
+        return { kind: "json", body: { id, object: "assistant.deleted", deleted: true } };
       },
     },
   ];

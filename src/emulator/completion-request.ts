@@ -29,6 +29,8 @@ export interface Sampling {
   maxTokens: number | undefined;
   stop: string[];
   stream: boolean;
+  /** Streams end with a usage chunk only when asked, as servers of this family do. */
+  includeUsage: boolean;
   echo: boolean;
 }
 
@@ -67,8 +69,16 @@ export function readSampling(body: Json, models: readonly Model[]): Sampling {
     maxTokens: optionalInteger(body, "max_tokens", { min: 1 }),
     stop: readStop(body.stop),
     stream: optionalBoolean(body, "stream") ?? false,
+    includeUsage: readIncludeUsage(body.stream_options),
     echo: optionalBoolean(body, "echo") ?? false,
   };
+}
+
+function readIncludeUsage(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (!isObject(value))
+    throw invalid("stream_options", `must be an object (got ${describe(value)})`);
+  return optionalBoolean(value, "include_usage", "stream_options.include_usage") ?? false;
 }
 
 /** The spec says string[]; OpenAI clients may send one string, which is read as a list of one. */
@@ -103,11 +113,12 @@ function readChatMessage(value: unknown, path: string): ScriptMessage {
   const role = value.role;
   if (typeof role !== "string" || role === "")
     throw invalid(`${path}.role`, "is required and must be a string");
+  const toolCalls = readCalledNames(value.tool_calls, `${path}.tool_calls`);
   const content = value.content;
-  if (typeof content === "string") return { role, text: content };
+  if (typeof content === "string") return { role, text: content, toolCalls };
   if (content === undefined || content === null) {
     // Assistant turns that only call tools carry no content.
-    if (role === "assistant") return { role, text: "" };
+    if (role === "assistant") return { role, text: "", toolCalls };
     throw invalid(`${path}.content`, "is required", "missing_field");
   }
   if (!Array.isArray(content)) {
@@ -127,7 +138,19 @@ function readChatMessage(value: unknown, path: string): ScriptMessage {
       texts.push(part.text);
     }
   });
-  return { role, text: texts.join(" ") };
+  return { role, text: texts.join(" "), toolCalls };
+}
+
+/** The names of the tools an assistant message called (the scripted model calls each once a turn). */
+function readCalledNames(value: unknown, path: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalid(path, `must be an array (got ${describe(value)})`);
+  return value.map((call, i) => {
+    if (!isObject(call) || !isObject(call.function) || typeof call.function.name !== "string") {
+      throw invalid(`${path}[${i}].function.name`, "is required and must be a string");
+    }
+    return call.function.name;
+  });
 }
 
 function readTools(value: unknown): ScriptTool[] {
@@ -147,6 +170,8 @@ function readTools(value: unknown): ScriptTool[] {
 function readToolChoice(value: unknown, tools: ScriptTool[]): ScriptToolChoice {
   if (value === undefined || value === null || value === "auto") return "auto";
   if (value === "none" || value === "required") return value;
+  // LangChain's `responseFormat` agents send "any", the Anthropic spelling of "required".
+  if (value === "any") return "required";
   if (isObject(value) && isObject(value.function) && typeof value.function.name === "string") {
     const name = value.function.name;
     if (!tools.some((t) => t.name === name)) {
@@ -159,7 +184,7 @@ function readToolChoice(value: unknown, tools: ScriptTool[]): ScriptToolChoice {
   }
   throw invalid(
     "tool_choice",
-    `must be "auto", "none", "required" or {type: "function", function: {name}} (got ${describe(value)})`,
+    `must be "auto", "none", "required", "any" or {type: "function", function: {name}} (got ${describe(value)})`,
   );
 }
 
@@ -169,8 +194,24 @@ function readResponseFormat(value: unknown): ChatScriptInput["responseFormat"] {
     throw invalid("response_format", `must be an object (got ${describe(value)})`);
   if (value.type === "text" || value.type === "json_object") return { type: value.type };
   if (value.type === "json_schema") {
-    const schema = isObject(value.json_schema) ? value.json_schema.schema : undefined;
-    return { type: "json_schema", schema };
+    const spec = value.json_schema;
+    if (!isObject(spec)) {
+      throw invalid(
+        "response_format.json_schema",
+        `is required with type "json_schema" and must be an object {name, schema, strict?} (got ${describe(spec)})`,
+      );
+    }
+    const name = spec.name;
+    if (typeof name !== "string" || name === "")
+      throw invalid("response_format.json_schema.name", "is required and must be a string");
+    if (spec.schema !== undefined && !isObject(spec.schema)) {
+      throw invalid(
+        "response_format.json_schema.schema",
+        `must be a JSON schema object (got ${describe(spec.schema)})`,
+      );
+    }
+    optionalBoolean(spec, "strict", "response_format.json_schema.strict");
+    return { type: "json_schema", schema: spec.schema };
   }
   throw invalid(
     "response_format.type",

@@ -168,7 +168,7 @@ function chatResult(
         await out.send(delta(c.index, "{}", c.finishReason));
         if (out.closed) return;
       }
-      await out.send(`${head}[],"usage":${JSON.stringify(tokens)}}`);
+      if (sampling.includeUsage) await out.send(`${head}[],"usage":${JSON.stringify(tokens)}}`);
       await out.done();
     },
   };
@@ -216,7 +216,7 @@ function textResult(
         await out.send(chunk(index, "", result.finishReason));
         if (out.closed) return;
       }
-      await out.send(`${head}[],"usage":${JSON.stringify(tokens)}}`);
+      if (sampling.includeUsage) await out.send(`${head}[],"usage":${JSON.stringify(tokens)}}`);
       await out.done();
     },
   };

@@ -55,7 +55,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const completionRng = createRng(seed ^ 0x27d4eb2f);
   const counters = { toolCalls: 0 };
   let persister: Persister | undefined;
-  const store = new Store(idRng, () => persister?.markDirty());
+  const changed = () => persister?.markDirty();
+  const store = new Store(idRng, changed);
   if (options.dataFile) {
     const snapshot = await loadSnapshot(options.dataFile);
     if (snapshot) store.restore(snapshot);
@@ -79,7 +80,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   for (const route of [
     ...catalogRoutes(store, currentModels, STUDIO_PREFIX),
     ...threadRoutes(store, STUDIO_PREFIX),
-    ...assistantRoutes(store, currentModels, STUDIO_PREFIX),
+    ...assistantRoutes(store, currentModels, STUDIO_PREFIX, changed),
     ...completionRoutes(
       { models: currentModels, rng: completionRng, upstream, counters },
       INFERENCE_PREFIX,

@@ -6,6 +6,8 @@
 export interface ScriptMessage {
   role: string;
   text: string;
+  /** Names of the tools an assistant message called. */
+  toolCalls?: string[];
 }
 
 export interface ScriptTool {
@@ -13,6 +15,7 @@ export interface ScriptTool {
   parameters: unknown;
 }
 
+/** `required` stands for every way of forcing some call (`required`, `any`). */
 export type ScriptToolChoice = "auto" | "none" | "required" | { name: string };
 
 export interface ScriptToolCall {
@@ -105,20 +108,34 @@ export function applyLimits(
 export function findJsonObject(
   text: string,
 ): { raw: string; value: Record<string, unknown> } | undefined {
-  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
+  return findJsonObjects(text)[0];
+}
+
+/**
+ * Every balanced `{...}` in `text` that parses as a JSON object, in order. An object found is
+ * skipped whole, so the objects nested inside it are not offered again on their own.
+ */
+export function findJsonObjects(text: string): { raw: string; value: Record<string, unknown> }[] {
+  const found: { raw: string; value: Record<string, unknown> }[] = [];
+  let start = text.indexOf("{");
+  while (start !== -1) {
     const end = matchingBrace(text, start);
-    if (end === -1) continue;
-    const raw = text.slice(start, end + 1);
-    try {
-      const value: unknown = JSON.parse(raw);
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-        return { raw, value: value as Record<string, unknown> };
+    let next = start + 1;
+    if (end !== -1) {
+      const raw = text.slice(start, end + 1);
+      try {
+        const value: unknown = JSON.parse(raw);
+        if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+          found.push({ raw, value: value as Record<string, unknown> });
+          next = end + 1;
+        }
+      } catch {
+        // Not JSON after all (prose with braces); keep scanning.
       }
-    } catch {
-      // Not JSON after all (prose with braces); keep scanning.
     }
+    start = text.indexOf("{", next);
   }
-  return undefined;
+  return found;
 }
 
 function matchingBrace(text: string, start: number): number {
@@ -139,40 +156,83 @@ function matchingBrace(text: string, start: number): number {
   return -1;
 }
 
-/** A value matching a JSON schema: numbers 1, strings "x", booleans true, the first enum value. */
-export function fillFromSchema(schema: unknown, depth = 0): unknown {
-  if (typeof schema !== "object" || schema === null || depth > 8) return {};
-  const s = schema as Record<string, unknown>;
+type Schema = Record<string, unknown>;
+
+function asSchema(value: unknown): Schema | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Schema)
+    : undefined;
+}
+
+/** Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`), which zod and pydantic schemas use. */
+function resolveRef(schema: Schema, root: Schema): Schema {
+  const ref = schema.$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#/")) return schema;
+  let target: unknown = root;
+  for (const part of ref.slice(2).split("/")) {
+    target = asSchema(target)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return asSchema(target) ?? {};
+}
+
+/**
+ * Whether a JSON object's keys fit an object schema: no key the schema does not declare, and every
+ * required key present. A schema that declares no properties takes any object.
+ */
+export function fitsSchema(value: Record<string, unknown>, schema: unknown): boolean {
+  const s = asSchema(schema);
+  if (!s) return true;
+  const resolved = resolveRef(s, s);
+  const properties = asSchema(resolved.properties);
+  if (properties) {
+    for (const key of Object.keys(value)) {
+      if (!Object.hasOwn(properties, key)) return false;
+    }
+  }
+  const required = Array.isArray(resolved.required) ? resolved.required : [];
+  return required.every((key) => typeof key === "string" && Object.hasOwn(value, key));
+}
+
+/**
+ * A value matching a JSON schema: numbers 1, strings "x", booleans true, the first enum value;
+ * objects get every declared property, arrays as many items as `minItems` asks (at least one).
+ */
+export function fillFromSchema(schema: unknown, root: unknown = schema, depth = 0): unknown {
+  const raw = asSchema(schema);
+  const rootSchema = asSchema(root) ?? {};
+  if (!raw || depth > 8) return {};
+  const s = resolveRef(raw, rootSchema);
   if ("const" in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
   for (const key of ["anyOf", "oneOf", "allOf"] as const) {
     const options = s[key];
     if (Array.isArray(options)) {
-      const usable = options.find(
-        (o) => !(typeof o === "object" && o !== null && (o as { type?: unknown }).type === "null"),
-      );
-      if (usable !== undefined) return fillFromSchema(usable, depth + 1);
+      const usable = options.find((o) => asSchema(o)?.type !== "null");
+      if (usable !== undefined) return fillFromSchema(usable, root, depth + 1);
     }
   }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
   switch (type) {
     case "number":
     case "integer":
-      return 1;
+      return numberWithin(s);
     case "string":
-      return "x";
+      return "x".repeat(Math.max(1, typeof s.minLength === "number" ? s.minLength : 1));
     case "boolean":
       return true;
     case "null":
       return null;
-    case "array":
-      return s.items === undefined ? [] : [fillFromSchema(s.items, depth + 1)];
+    case "array": {
+      if (s.items === undefined) return [];
+      const count = Math.max(1, typeof s.minItems === "number" ? s.minItems : 1);
+      return Array.from({ length: count }, () => fillFromSchema(s.items, root, depth + 1));
+    }
     default: {
       const out: Record<string, unknown> = {};
-      const properties = s.properties;
-      if (typeof properties === "object" && properties !== null) {
+      const properties = asSchema(s.properties);
+      if (properties) {
         for (const [name, sub] of Object.entries(properties)) {
-          out[name] = fillFromSchema(sub, depth + 1);
+          out[name] = fillFromSchema(sub, root, depth + 1);
         }
       }
       return out;
@@ -180,27 +240,66 @@ export function fillFromSchema(schema: unknown, depth = 0): unknown {
   }
 }
 
-/** Which tools to call, in order; empty for a text reply. */
+/** 1, unless the schema's bounds exclude it. */
+function numberWithin(s: Schema): number {
+  const min = typeof s.minimum === "number" ? s.minimum : undefined;
+  const max = typeof s.maximum === "number" ? s.maximum : undefined;
+  if (min !== undefined && min > 1) return s.type === "integer" ? Math.ceil(min) : min;
+  if (max !== undefined && max < 1) return s.type === "integer" ? Math.floor(max) : max;
+  return 1;
+}
+
+/** The first JSON object in `text` that fits `schema`, else one filled from the schema. */
+export function argumentsFor(text: string, schema: unknown): { raw: string; value: unknown } {
+  const found = findJsonObjects(text).find((o) => fitsSchema(o.value, schema));
+  if (found) return found;
+  const value = fillFromSchema(schema);
+  return { raw: JSON.stringify(value), value };
+}
+
+/**
+ * Which tools to call, in order; empty for a text reply. The turn is what follows the last user
+ * message: before any tool result, the tools named there (else the forced one); after results,
+ * one tool named there and not yet called, else (when a call is forced, as `responseFormat`
+ * agents force their structured-output tool) the first tool not yet called, else an answer.
+ */
 export function chooseTools(input: ChatScriptInput): ScriptTool[] {
   const { tools, toolChoice, messages } = input;
   if (tools.length === 0 || toolChoice === "none") return [];
-  if (typeof toolChoice === "object") {
-    const named = tools.find((t) => t.name === toolChoice.name);
-    return named ? [named] : [];
-  }
-  const lastRole = messages[messages.length - 1]?.role;
-  // After tool results the model answers in text unless the caller forces a call; otherwise
-  // an agent loop against the emulator would never end.
-  if (lastRole === "tool" && toolChoice !== "required") return [];
+  const lastUser = lastIndexOfRole(messages, "user");
+  const turn = messages.slice(lastUser + 1);
   const text = lastUserText(messages);
   const named = tools
     .map((tool) => ({ tool, at: findName(text, tool.name) }))
     .filter((x) => x.at !== -1)
     .sort((a, b) => a.at - b.at)
     .map((x) => x.tool);
-  if (named.length > 0) return named;
-  if (toolChoice === "required" || TOOL_WORDS.test(text)) return tools.slice(0, 1);
+
+  if (!turn.some((m) => m.role === "tool")) {
+    if (named.length > 0) return named;
+    if (typeof toolChoice === "object") {
+      const forced = tools.find((t) => t.name === toolChoice.name);
+      return forced ? [forced] : [];
+    }
+    if (toolChoice === "required" || TOOL_WORDS.test(text)) return tools.slice(0, 1);
+    return [];
+  }
+  // Each tool at most once per turn, so an agent loop against the emulator always ends.
+  const called = new Set(turn.flatMap((m) => m.toolCalls ?? []));
+  const next = named.find((t) => !called.has(t.name));
+  if (next) return [next];
+  if (toolChoice !== "auto") {
+    const first = tools.find((t) => !called.has(t.name));
+    if (first) return [first];
+  }
   return [];
+}
+
+function lastIndexOfRole(messages: readonly ScriptMessage[], role: string): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === role) return i;
+  }
+  return -1;
 }
 
 /** Position of `name` in `text` as a whole identifier (so `get` does not match `get_time`). */
@@ -220,30 +319,26 @@ function isIdentChar(c: string | undefined): boolean {
 
 /** The reply of one chat choice (all n choices are identical: the model is deterministic). */
 export function scriptChat(input: ChatScriptInput): ScriptChoice {
+  const text = lastUserText(input.messages);
   const calls = chooseTools(input);
   if (calls.length > 0) {
-    const found = findJsonObject(lastUserText(input.messages));
     return {
       content: null,
       toolCalls: calls.map((tool) => ({
         name: tool.name,
-        arguments: JSON.stringify(found ? found.value : fillFromSchema(tool.parameters)),
+        arguments: JSON.stringify(argumentsFor(text, tool.parameters).value),
       })),
       finishReason: "tool_calls",
     };
   }
-  const reply = chatReplyText(input.messages);
   const format = input.responseFormat;
-  if (format.type !== "text") {
-    const found = findJsonObject(lastUserText(input.messages));
-    const content = found
-      ? found.raw
-      : format.type === "json_schema"
-        ? JSON.stringify(fillFromSchema(format.schema))
-        : JSON.stringify({ text: reply });
-    return { content, toolCalls: [], finishReason: "stop" };
+  if (format.type === "json_object") {
+    return { content: findJsonObject(text)?.raw ?? "{}", toolCalls: [], finishReason: "stop" };
   }
-  const limited = applyLimits(reply, input.maxTokens, input.stop);
+  if (format.type === "json_schema") {
+    return { content: argumentsFor(text, format.schema).raw, toolCalls: [], finishReason: "stop" };
+  }
+  const limited = applyLimits(chatReplyText(input.messages), input.maxTokens, input.stop);
   return { content: limited.text, toolCalls: [], finishReason: limited.finishReason };
 }
 

@@ -1,31 +1,20 @@
 /**
- * What the chat model (`ChatStudio`) and the text model (`StudioLLM`) share: their constructor
- * fields, the validation of those fields and of per-call overrides, the client they talk through,
- * and the one builder of the snake_case request parameters that `invocationParams`, `getLsParams`
- * and the request body all come from.
+ * What the chat model (`ChatStudio`) and the text model (`StudioLLM`) share: one settings schema,
+ * validated once in the constructor, and one merge of call options over settings (`call option
+ * ?? field`, then `modelKwargs`) that the request body and `getLsParams` are both built from.
  */
+import { z } from "zod/v4";
 import type { CompletionParams } from "../api-types";
-import { StudioClient } from "../client";
+import type { StudioClient } from "../client";
+import type { StudioClientFields } from "../client/resolve";
 import type { RequestOptions } from "../client/types";
-import { registerSecret, StudioValidationError } from "../errors";
-import { type SamplingField, validateField } from "../validation";
+import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
+import { describeValue, samplingSchemas as s } from "../validation";
 
-export { convertUsage } from "../converters/usage";
-
-/** Constructor fields common to `ChatStudio` and `StudioLLM`. */
-export interface StudioModelFields {
+/** Constructor fields common to `ChatStudio` and `StudioLLM`: the client options or a `client`, and the sampling settings. */
+export interface StudioModelFields extends StudioClientFields {
   /** Model uri `<owner>/<model-name>`. */
   model: string;
-  /** API key. Env: `STUDIO_API_KEY` (read by the client). */
-  apiKey?: string;
-  /** Organization id (`X-Org-Id`). Env: `STUDIO_ORG_ID`. */
-  orgId?: string;
-  /** Inference address. Env: `STUDIO_PROXY_URL`. */
-  proxyUrl?: string;
-  /** Studio address. Env: `STUDIO_BASE_URL`. */
-  baseUrl?: string;
-  /** A ready client; when given, the address, key and org fields above are not used. */
-  client?: StudioClient;
   /** Sampling temperature, 0 to 2. */
   temperature?: number;
   /** Maximum tokens generated per output sequence (integer >= 1). */
@@ -44,17 +33,24 @@ export interface StudioModelFields {
   penalty?: number;
   /** Map of token to bias value. */
   logitBias?: Record<string, number>;
+  /** Sampling seed (integer), for servers that support reproducible sampling. */
+  seed?: number;
+  /** End-user id, passed on as `user`. */
+  user?: string;
   /** Stream under the hood even for `invoke`. */
   streaming?: boolean;
-  /** Request timeout in ms, passed to the client. */
-  timeout?: number;
-  /** Retries after the first attempt, done by the client only (default: the client's, 2). */
-  maxRetries?: number;
+  /**
+   * Ask for token usage on streams (`stream_options: {include_usage: true}`; default true). It
+   * arrives on the last streamed chunk.
+   */
+  streamUsage?: boolean;
+  /** Most requests in flight at once for this instance (integer >= 1, or Infinity). */
+  maxConcurrency?: number;
   /** Extra request-body fields, sent as given (snake_case); they win over the fields above. */
   modelKwargs?: Record<string, unknown>;
 }
 
-/** Per-call overrides common to both models (on top of core's `stop`, `timeout`, `maxRetries`). */
+/** Per-call overrides common to both models. */
 export interface StudioSamplingCallOptions {
   stop?: string[];
   timeout?: number;
@@ -68,24 +64,65 @@ export interface StudioSamplingCallOptions {
   frequencyPenalty?: number;
   penalty?: number;
   logitBias?: Record<string, number>;
+  seed?: number;
+  user?: string;
+  /** Overrides the model's `streamUsage` for this call. */
+  streamUsage?: boolean;
 }
 
-/** The settings a model instance holds after validation (`this` of both classes satisfies it). */
-export interface StudioModelSettings {
-  model: string;
-  temperature?: number | undefined;
-  maxTokens?: number | undefined;
-  topP?: number | undefined;
-  n?: number | undefined;
-  stop?: string[] | undefined;
-  presencePenalty?: number | undefined;
-  frequencyPenalty?: number | undefined;
-  penalty?: number | undefined;
-  logitBias?: Record<string, number> | undefined;
-  timeout?: number | undefined;
-  maxRetries?: number | undefined;
-  modelKwargs?: Record<string, unknown> | undefined;
-}
+const maxConcurrency = z
+  .number({ error: "must be a number" })
+  .refine((v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1), {
+    error: "must be an integer >= 1, or Infinity for no limit",
+  });
+
+/** The one schema of both classes' settings (client options are the client's to check). */
+const settingsSchema = z.object({
+  model: s.model,
+  temperature: s.temperature.optional(),
+  maxTokens: s.maxTokens.optional(),
+  topP: s.topP.optional(),
+  n: s.n.optional(),
+  stop: s.stop.optional(),
+  presencePenalty: s.penalty.optional(),
+  frequencyPenalty: s.penalty.optional(),
+  penalty: s.penalty.optional(),
+  logitBias: s.logitBias.optional(),
+  seed: s.seed.optional(),
+  user: s.user.optional(),
+  streaming: s.flag.optional(),
+  streamUsage: s.flag.optional(),
+  echo: s.flag.optional(),
+  maxConcurrency: maxConcurrency.optional(),
+  modelKwargs: z
+    .record(z.string(), z.unknown(), { error: "must be an object of extra body fields" })
+    .optional(),
+});
+
+/** The validated settings a model keeps. */
+export type StudioModelSettings = z.infer<typeof settingsSchema>;
+
+/** Per-call options checked before a request: the sampling settings and the call-only flags. */
+const callOptionsSchema = settingsSchema
+  .pick({
+    temperature: true,
+    maxTokens: true,
+    topP: true,
+    n: true,
+    stop: true,
+    presencePenalty: true,
+    frequencyPenalty: true,
+    penalty: true,
+    logitBias: true,
+    seed: true,
+    user: true,
+    streamUsage: true,
+    echo: true,
+  })
+  .extend({ parallel_tool_calls: s.flag.optional(), strict: s.flag.optional() });
+
+/** Body fields the model sets itself; letting `modelKwargs` replace them would break the call. */
+const RESERVED_BODY_FIELDS = new Set(["messages", "prompt", "stream", "model"]);
 
 /** Secret fields and the env var each is loaded from when a serialized model is revived. */
 export const STUDIO_SECRETS: Record<string, string> = { apiKey: "STUDIO_API_KEY" };
@@ -94,15 +131,21 @@ export const STUDIO_SECRETS: Record<string, string> = { apiKey: "STUDIO_API_KEY"
 export const STUDIO_ALIASES: Record<string, string> = { stopSequences: "stop" };
 
 /**
- * Constructor fields that go into `toJSON()`. `client` is left out on purpose (it holds the key
- * and sockets); `apiKey` is left out of the plain kwargs and written back by core as a secret
- * reference, so `lc_kwargs` never holds the key either.
+ * Constructor fields that go into `toJSON()`. `client`, `fetch` and `dispatcher` are left out
+ * (live objects), `defaultHeaders` too (they may carry credentials); `apiKey` is written back by
+ * core as a secret reference, so `lc_kwargs` never holds the key.
  */
 export const STUDIO_SERIALIZABLE_KEYS: readonly string[] = [
   "model",
   "orgId",
   "proxyUrl",
   "baseUrl",
+  "timeout",
+  "streamIdleTimeout",
+  "streamTimeout",
+  "maxRetries",
+  "maxResponseBytes",
+  "connections",
   "temperature",
   "maxTokens",
   "topP",
@@ -113,127 +156,50 @@ export const STUDIO_SERIALIZABLE_KEYS: readonly string[] = [
   "frequencyPenalty",
   "penalty",
   "logitBias",
+  "seed",
+  "user",
   "streaming",
   "streamUsage",
-  "timeout",
-  "maxRetries",
   "maxConcurrency",
   "modelKwargs",
 ];
 
-/** Body fields the model sets itself; letting `modelKwargs` replace them would break the call. */
-const RESERVED_BODY_FIELDS = new Set(["messages", "prompt", "stream", "model"]);
+/** `new X("owner/model", fields)` and `new X({ model, ...fields })` to one fields object. */
+export function fieldsOf<F extends { model: string }>(
+  modelOrFields: string | F,
+  fields?: Omit<F, "model">,
+): F {
+  if (typeof modelOrFields === "string") return { ...fields, model: modelOrFields } as F;
+  return modelOrFields;
+}
 
 /**
- * Validates the constructor fields (throws `StudioValidationError` naming the field) and returns
- * the settings to keep. Nothing is sent; a missing key or address is left to the client, which
- * raises `StudioConfigError` at the first call.
+ * Validates the constructor fields against the one schema (throws `StudioValidationError`
+ * naming the field) and returns the settings to keep. Nothing is sent; client options are
+ * checked by the client, and missing addresses or key at the first call.
  */
-export function resolveModelSettings(fields: StudioModelFields): StudioModelSettings {
+export function parseModelFields(fields: unknown): StudioModelSettings {
   if (fields === null || typeof fields !== "object") {
     throw new StudioValidationError("fields", 'must be an object such as { model: "owner/name" }');
   }
-  if (fields.model === undefined || fields.model === "") {
+  const f = fields as StudioModelFields;
+  if (f.model === undefined || f.model === "") {
     throw new StudioValidationError(
       "model",
-      'is required: pass the model uri, e.g. { model: "<owner>/<model-name>" }',
+      'is required: pass the model uri, e.g. new ChatStudio("<owner>/<model-name>")',
     );
   }
-  validateField("model", "model", fields.model);
-  if (fields.stop !== undefined && fields.stopSequences !== undefined) {
+  if (f.stop !== undefined && f.stopSequences !== undefined) {
     throw new StudioValidationError(
       "stopSequences",
       'is an alias of "stop"; pass only one of them',
     );
   }
-  const settings: StudioModelSettings = {
-    model: fields.model,
-    temperature: fields.temperature,
-    maxTokens: fields.maxTokens,
-    topP: fields.topP,
-    n: fields.n,
-    stop: fields.stop ?? fields.stopSequences,
-    presencePenalty: fields.presencePenalty,
-    frequencyPenalty: fields.frequencyPenalty,
-    penalty: fields.penalty,
-    logitBias: fields.logitBias,
-    timeout: fields.timeout,
-    maxRetries: fields.maxRetries,
-    modelKwargs: fields.modelKwargs,
-  };
-  validateSamplingValues(settings, fields.stopSequences !== undefined ? "stopSequences" : "stop");
-  validateField("timeout", "timeout", fields.timeout);
-  validateField("maxRetries", "maxRetries", fields.maxRetries);
-  validateModelKwargs(fields.modelKwargs);
-  for (const key of ["apiKey", "orgId", "proxyUrl", "baseUrl"] as const) {
-    const value = fields[key];
-    if (value !== undefined && typeof value !== "string") {
-      throw new StudioValidationError(key, "must be a string");
-    }
-  }
-  if (fields.client !== undefined && !(fields.client instanceof StudioClient)) {
-    throw new StudioValidationError("client", "must be a StudioClient instance");
-  }
-  registerSecret(fields.apiKey);
-  return settings;
-}
-
-/** Validates per-call overrides; runs before any request. */
-export function validateCallOptions(options: StudioSamplingCallOptions): void {
-  // One pass over the keys actually present (see `ownOptionKeys`).
-  for (const key of ownOptionKeys(options)) {
-    const kind = CALL_OPTION_KINDS[key];
-    if (kind !== undefined)
-      validateField(kind, key, options[key as keyof StudioSamplingCallOptions]);
-  }
-}
-
-/** Which validator checks each per-call option. */
-const CALL_OPTION_KINDS: Record<string, SamplingField | undefined> = {
-  temperature: "temperature",
-  maxTokens: "maxTokens",
-  topP: "topP",
-  n: "n",
-  stop: "stop",
-  presencePenalty: "penalty",
-  frequencyPenalty: "penalty",
-  penalty: "penalty",
-  logitBias: "logitBias",
-  timeout: "timeout",
-  maxRetries: "maxRetries",
-};
-
-/**
- * The keys of a call-options object. Core builds these objects with spreads and `delete`s, which
- * leaves them in dictionary mode, where every read of an absent key walks the prototype chain;
- * reading the dozen possible options one by one measured about 3 µs per call, a pass over the
- * two or three keys present costs almost nothing.
- */
-function ownOptionKeys(options: object | undefined): string[] {
-  return options ? Object.keys(options) : [];
-}
-
-function validateSamplingValues(
-  values: Omit<StudioSamplingCallOptions, "signal">,
-  stopField: string,
-): void {
-  validateField("temperature", "temperature", values.temperature);
-  validateField("maxTokens", "maxTokens", values.maxTokens);
-  validateField("topP", "topP", values.topP);
-  validateField("n", "n", values.n);
-  validateField("stop", stopField, values.stop);
-  validateField("penalty", "presencePenalty", values.presencePenalty);
-  validateField("penalty", "frequencyPenalty", values.frequencyPenalty);
-  validateField("penalty", "penalty", values.penalty);
-  validateField("logitBias", "logitBias", values.logitBias);
-}
-
-function validateModelKwargs(modelKwargs: unknown): void {
-  if (modelKwargs === undefined) return;
-  if (modelKwargs === null || typeof modelKwargs !== "object" || Array.isArray(modelKwargs)) {
-    throw new StudioValidationError("modelKwargs", "must be an object of extra body fields");
-  }
-  for (const key of Object.keys(modelKwargs)) {
+  const stopField = f.stopSequences !== undefined ? "stopSequences" : "stop";
+  const settings = parseOrThrow(settingsSchema, { ...f, stop: f.stop ?? f.stopSequences }, (k) =>
+    k === "stop" ? stopField : k,
+  );
+  for (const key of Object.keys(settings.modelKwargs ?? {})) {
     if (RESERVED_BODY_FIELDS.has(key)) {
       throw new StudioValidationError(
         `modelKwargs.${key}`,
@@ -241,121 +207,116 @@ function validateModelKwargs(modelKwargs: unknown): void {
       );
     }
   }
+  registerSecret(f.apiKey);
+  return settings;
+}
+
+/** Validates per-call overrides (the client checks `timeout`, `maxRetries` and `signal`). */
+export function validateCallOptions(options: object | undefined): void {
+  if (options !== undefined) parseOrThrow(callOptionsSchema, options, (k) => k);
+}
+
+function parseOrThrow<T>(
+  schema: z.ZodType<T>,
+  value: object,
+  fieldName: (key: string) => string,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = (issue?.path ?? []).map(String);
+  let bad: unknown = value;
+  for (const key of path) bad = (bad as Record<string, unknown> | undefined)?.[key];
+  const field = [fieldName(path[0] ?? "options"), ...path.slice(1)].join(".");
+  throw new StudioValidationError(
+    field,
+    `${issue?.message ?? "is invalid"} (got ${describeValue(bad)})`,
+  );
 }
 
 /**
- * Returns a function giving the instance's client: the `client` field when given, else one
- * `StudioClient` built on first use from the fields (the client reads the env for what is
- * missing). Built lazily so a model that is never called opens no sockets, and held in a closure
- * so the key is not one more enumerable field on the model.
+ * The request fields of one call, the one merge of both classes: each is the call option, else
+ * the model's field; `modelKwargs` on top. Unset values are left out, so the body carries only
+ * what the caller chose. An empty `stop` in the call clears the model's stop sequences.
  */
-export function clientResolver(fields: StudioModelFields): () => StudioClient {
-  if (fields.client) {
-    const given = fields.client;
-    return () => given;
-  }
-  let client: StudioClient | undefined;
-  const { apiKey, orgId, proxyUrl, baseUrl, timeout, maxRetries } = fields;
-  return () => {
-    if (client === undefined) {
-      client = new StudioClient({
-        ...(apiKey !== undefined && { apiKey }),
-        ...(orgId !== undefined && { orgId }),
-        ...(proxyUrl !== undefined && { proxyUrl }),
-        ...(baseUrl !== undefined && { baseUrl }),
-        ...(timeout !== undefined && { timeout }),
-        ...(maxRetries !== undefined && { maxRetries }),
-      });
-    }
-    return client;
+export function completionParams(
+  settings: StudioModelSettings,
+  options: StudioSamplingCallOptions = {},
+): CompletionParams {
+  const stop = options.stop ?? settings.stop;
+  return definedOnly({
+    model: settings.model,
+    max_tokens: options.maxTokens ?? settings.maxTokens,
+    temperature: options.temperature ?? settings.temperature,
+    top_p: options.topP ?? settings.topP,
+    n: options.n ?? settings.n,
+    stop: stop !== undefined && stop.length > 0 ? stop : undefined,
+    presence_penalty: options.presencePenalty ?? settings.presencePenalty,
+    frequency_penalty: options.frequencyPenalty ?? settings.frequencyPenalty,
+    penalty: options.penalty ?? settings.penalty,
+    logit_bias: options.logitBias ?? settings.logitBias,
+    seed: options.seed ?? settings.seed,
+    user: options.user ?? settings.user,
+    ...settings.modelKwargs,
+  });
+}
+
+/** `stream_options` of a streamed request: usage is asked for unless `streamUsage` is off. */
+export function streamOptions(
+  settings: StudioModelSettings,
+  options: StudioSamplingCallOptions = {},
+): { stream_options?: { include_usage: true } } {
+  return (options.streamUsage ?? settings.streamUsage ?? true)
+    ? { stream_options: { include_usage: true } }
+    : {};
+}
+
+export function definedOnly<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = v;
+  return out as T;
+}
+
+/** LangSmith's tracing fields, from the same merged request fields; every key always present. */
+export interface StudioLsParams<T extends "chat" | "llm"> {
+  ls_provider: "studio";
+  ls_model_name: string;
+  ls_model_type: T;
+  ls_temperature: number | undefined;
+  ls_max_tokens: number | undefined;
+  ls_stop: string[] | undefined;
+}
+
+export function lsParams<T extends "chat" | "llm">(
+  params: CompletionParams,
+  modelType: T,
+): StudioLsParams<T> {
+  return {
+    ls_provider: "studio",
+    ls_model_name: params.model,
+    ls_model_type: modelType,
+    ls_temperature: typeof params.temperature === "number" ? params.temperature : undefined,
+    ls_max_tokens: typeof params.max_tokens === "number" ? params.max_tokens : undefined,
+    ls_stop: Array.isArray(params.stop) ? params.stop : undefined,
   };
+}
+
+/** Options for one client call: the caller's signal, timeout and retries, when given. */
+export function requestOptions(options: StudioSamplingCallOptions = {}): RequestOptions {
+  return definedOnly({
+    signal: options.signal,
+    timeout: options.timeout,
+    maxRetries: options.maxRetries,
+  });
 }
 
 /**
  * The parameters to hand to core's base class: everything the user gave, but with the
  * `AsyncCaller`'s retries off, because the client already retries (one layer, or attempts
- * multiply). `maxConcurrency` is kept.
+ * multiply). `maxConcurrency` is kept: core's caller enforces it.
  */
-export function baseModelParams<T extends { maxRetries?: number }>(fields: T): T {
+export function baseModelParams<T extends object>(fields: T): T {
   return { ...fields, maxRetries: 0 };
-}
-
-/**
- * The snake_case request parameters shared by chat and text completions: call option, else
- * field, then `modelKwargs` on top. Unset values are left out so the body carries only what the
- * caller chose.
- */
-export function buildCompletionParams(
-  settings: StudioModelSettings,
-  options?: StudioSamplingCallOptions,
-): CompletionParams {
-  const params: CompletionParams = { model: settings.model };
-  if (settings.maxTokens !== undefined) params.max_tokens = settings.maxTokens;
-  if (settings.temperature !== undefined) params.temperature = settings.temperature;
-  if (settings.topP !== undefined) params.top_p = settings.topP;
-  if (settings.n !== undefined) params.n = settings.n;
-  if (settings.stop !== undefined && settings.stop.length > 0) params.stop = settings.stop;
-  if (settings.presencePenalty !== undefined) params.presence_penalty = settings.presencePenalty;
-  if (settings.frequencyPenalty !== undefined) params.frequency_penalty = settings.frequencyPenalty;
-  if (settings.penalty !== undefined) params.penalty = settings.penalty;
-  if (settings.logitBias !== undefined) params.logit_bias = settings.logitBias;
-  for (const key of ownOptionKeys(options)) {
-    const wire = WIRE_NAMES[key];
-    if (wire === undefined) continue;
-    const value = (options as Record<string, unknown>)[key];
-    if (value === undefined) continue;
-    // An empty stop list in the call clears the model's stop sequences.
-    if (wire === "stop" && Array.isArray(value) && value.length === 0) delete params.stop;
-    else params[wire] = value;
-  }
-  if (settings.modelKwargs !== undefined) Object.assign(params, settings.modelKwargs);
-  return params;
-}
-
-/** Per-call option name -> wire field. */
-const WIRE_NAMES: Record<string, string | undefined> = {
-  maxTokens: "max_tokens",
-  temperature: "temperature",
-  topP: "top_p",
-  n: "n",
-  stop: "stop",
-  presencePenalty: "presence_penalty",
-  frequencyPenalty: "frequency_penalty",
-  penalty: "penalty",
-  logitBias: "logit_bias",
-};
-
-/** The LangSmith fields both models derive from the request parameters. */
-export function completionLsParams(params: CompletionParams): {
-  ls_provider: "studio";
-  ls_model_name: string;
-  ls_temperature?: number;
-  ls_max_tokens?: number;
-  ls_stop?: string[];
-} {
-  return {
-    ls_provider: "studio",
-    ls_model_name: params.model,
-    ...(typeof params.temperature === "number" && { ls_temperature: params.temperature }),
-    ...(typeof params.max_tokens === "number" && { ls_max_tokens: params.max_tokens }),
-    ...(Array.isArray(params.stop) && { ls_stop: params.stop }),
-  };
-}
-
-/** Options for one client call: the caller's signal, timeout and retries (call, else field). */
-export function buildRequestOptions(
-  settings: StudioModelSettings,
-  options?: StudioSamplingCallOptions,
-): RequestOptions {
-  const requestOptions: RequestOptions = {};
-  if (settings.timeout !== undefined) requestOptions.timeout = settings.timeout;
-  if (settings.maxRetries !== undefined) requestOptions.maxRetries = settings.maxRetries;
-  for (const key of ownOptionKeys(options)) {
-    if (key !== "signal" && key !== "timeout" && key !== "maxRetries") continue;
-    const value = (options as Record<string, unknown>)[key];
-    if (value !== undefined) (requestOptions as Record<string, unknown>)[key] = value;
-  }
-  return requestOptions;
 }
 
 /**
@@ -369,20 +330,29 @@ export function defineApiKey(model: object, apiKey: string | undefined): void {
   }
 }
 
-/** `true` or `false` when given (flags such as `streaming`, `echo`, `streamUsage`). */
-export function validateBoolean(field: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") {
-    throw new StudioValidationError(field, `must be true or false (got ${typeof value})`);
+/**
+ * Before a completion is sent: every setting it needs that is missing, named at once, with the
+ * two addresses told apart (the client would report them one at a time).
+ */
+export function assertCompletionSettings(client: StudioClient, className: string): void {
+  const config = client.toJSON();
+  const missing: [option: string, env: string, what: string][] = [];
+  if (config.proxyUrl === undefined) {
+    missing.push([
+      "proxyUrl",
+      "STUDIO_PROXY_URL",
+      "the inference address for chat and text completions",
+    ]);
   }
-}
-
-/** Core's queue limit: a whole number >= 1, or Infinity for none. */
-export function validateMaxConcurrency(value: unknown): void {
-  if (value === undefined || value === Number.POSITIVE_INFINITY) return;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new StudioValidationError(
-      "maxConcurrency",
-      `must be an integer >= 1, or Infinity for no limit (got ${String(value)})`,
-    );
-  }
+  if (config.apiKey === undefined) missing.push(["apiKey", "STUDIO_API_KEY", "the API key"]);
+  const first = missing[0];
+  if (first === undefined) return;
+  const list = missing
+    .map(([option, env, what]) => `${option} (${what}; env ${env})`)
+    .join(" and ");
+  throw new StudioConfigError(
+    first[0],
+    first[1],
+    `${className} cannot send a request: missing ${list}. Pass ${missing.length > 1 ? "them as options" : "it as an option"} or set the environment variable${missing.length > 1 ? "s" : ""}. (baseUrl, env STUDIO_BASE_URL, is the studio address for threads, assistants, models and datasets; completions do not use it.)`,
+  );
 }

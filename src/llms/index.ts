@@ -1,34 +1,33 @@
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { LLM } from "@langchain/core/language_models/llms";
+import type { MessageContent } from "@langchain/core/messages";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import { type CompletionParams, PATHS, type TextCompletionRequest } from "../api-types";
 import type { StudioClient } from "../client";
-import type { RequestOptions } from "../client/types";
+import { resolveClient } from "../client/resolve";
 import {
-  addTokenUsage,
   convertTextChunkToGenerationChunks,
   convertTextCompletionToGenerations,
-  convertUsageToTokenUsage,
   TextStreamAccumulator,
-  type TokenUsage,
 } from "../converters/text-completions";
+import { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
+  assertCompletionSettings,
   baseModelParams,
-  buildCompletionParams,
-  buildRequestOptions,
-  clientResolver,
-  completionLsParams,
+  completionParams,
   defineApiKey,
-  resolveModelSettings,
+  fieldsOf,
+  lsParams,
+  parseModelFields,
+  requestOptions,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
-  type StudioModelSettings,
-  validateBoolean,
+  streamOptions,
   validateCallOptions,
-  validateMaxConcurrency,
 } from "../language_models/common";
+import { contentText, estimateTokens } from "../language_models/tokens";
 import type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams } from "./types";
 
 export type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams, TokenUsage } from "./types";
@@ -44,6 +43,9 @@ const CALL_OPTION_KEYS = [
   "frequencyPenalty",
   "penalty",
   "logitBias",
+  "seed",
+  "user",
+  "streamUsage",
   "echo",
 ];
 
@@ -57,11 +59,11 @@ interface PromptResult {
  * Text completions of the Studio service as a LangChain `LLM`: a prompt in, text out.
  *
  * ```ts
- * const llm = new StudioLLM({ model: "owner/model", maxTokens: 64 });
+ * const llm = new StudioLLM("owner/model", { maxTokens: 64 });
  * const text = await llm.invoke("Once upon a time");
  * ```
  */
-export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelSettings {
+export class StudioLLM extends LLM<StudioLLMCallOptions> {
   static override lc_name(): string {
     return "StudioLLM";
   }
@@ -85,7 +87,18 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
     return [...super.callKeys, ...CALL_OPTION_KEYS];
   }
 
-  model: string;
+  model!: string;
+  /**
+   * Non-enumerable (set in the constructor) so that logging the model does not print the key;
+   * it is still here for `toJSON()`, which writes it out as a secret reference.
+   */
+  declare readonly apiKey?: string;
+  orgId?: string;
+  proxyUrl?: string;
+  baseUrl?: string;
+  /** The client's timeout and retries (the client is the only retrying layer). */
+  timeout?: number;
+  maxRetries?: number;
   temperature?: number;
   maxTokens?: number;
   topP?: number;
@@ -95,57 +108,35 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   frequencyPenalty?: number;
   penalty?: number;
   logitBias?: Record<string, number>;
+  seed?: number;
+  user?: string;
   echo?: boolean;
-  streaming: boolean;
-  timeout?: number;
-  maxRetries?: number;
+  streaming = false;
+  streamUsage = true;
   /** Most requests in flight at once for this instance (core's caller enforces it). */
   maxConcurrency?: number;
   modelKwargs?: Record<string, unknown>;
-  orgId?: string;
-  proxyUrl?: string;
-  baseUrl?: string;
-  /**
-   * Non-enumerable (set in the constructor) so that logging the model does not print the key;
-   * it is still here for `toJSON()`, which writes it out as a secret reference.
-   */
-  declare readonly apiKey?: string;
 
-  private readonly getClient: () => StudioClient;
+  /** The client this model sends through: the `client` option, or one built from the options. */
+  readonly client: StudioClient;
 
-  constructor(fields: StudioLLMFields) {
-    const settings = resolveModelSettings(fields);
-    validateBoolean("echo", fields.echo);
-    validateBoolean("streaming", fields.streaming);
-    validateMaxConcurrency(fields.maxConcurrency);
-    // Retries happen in the client only; core's caller keeps just the concurrency limit.
+  constructor(model: string, fields?: Omit<StudioLLMFields, "model">);
+  constructor(fields: StudioLLMFields);
+  constructor(
+    modelOrFields: string | StudioLLMFields,
+    moreFields?: Omit<StudioLLMFields, "model">,
+  ) {
+    const fields = fieldsOf(modelOrFields, moreFields);
+    const settings = parseModelFields(fields);
     super(baseModelParams(fields));
-    this.model = settings.model;
-    this.temperature = settings.temperature;
-    this.maxTokens = settings.maxTokens;
-    this.topP = settings.topP;
-    this.n = settings.n;
-    this.stop = settings.stop;
-    this.presencePenalty = settings.presencePenalty;
-    this.frequencyPenalty = settings.frequencyPenalty;
-    this.penalty = settings.penalty;
-    this.logitBias = settings.logitBias;
-    this.timeout = settings.timeout;
-    this.maxRetries = settings.maxRetries;
-    this.maxConcurrency = fields.maxConcurrency;
-    this.modelKwargs = settings.modelKwargs;
-    this.echo = fields.echo;
-    this.streaming = fields.streaming ?? false;
+    Object.assign(this, settings);
     this.orgId = fields.orgId;
     this.proxyUrl = fields.proxyUrl;
     this.baseUrl = fields.baseUrl;
+    this.timeout = fields.timeout;
+    this.maxRetries = fields.maxRetries;
     defineApiKey(this, fields.apiKey);
-    this.getClient = clientResolver(fields);
-  }
-
-  /** The client this model sends through (the `client` option, or one built on first use). */
-  get client(): StudioClient {
-    return this.getClient();
+    this.client = resolveClient(fields);
   }
 
   override _llmType(): string {
@@ -155,10 +146,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   /** The snake_case request parameters for a call: call option, else field, then `modelKwargs`. */
   override invocationParams(options?: this["ParsedCallOptions"]): CompletionParams {
     const echo = options?.echo ?? this.echo;
-    const params = buildCompletionParams(this, options);
-    // A fresh object per call, so a request can fill in `prompt` in place (see `_generate`);
-    // `echo`, when set, stays the first key.
-    return echo === undefined ? params : { echo, ...params };
+    return { ...(echo !== undefined && { echo }), ...completionParams(this, options) };
   }
 
   override _identifyingParams(): Record<string, unknown> {
@@ -166,7 +154,12 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   }
 
   getLsParams(options?: this["ParsedCallOptions"]): StudioLLMLsParams {
-    return { ...completionLsParams(this.invocationParams(options)), ls_model_type: "llm" };
+    return lsParams(completionParams(this, options), "llm");
+  }
+
+  /** A local estimate, never a tokenizer download (see language_models/tokens). */
+  override async getNumTokens(content: MessageContent): Promise<number> {
+    return estimateTokens(contentText(content));
   }
 
   async _call(
@@ -180,41 +173,22 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
 
   /**
    * One request per prompt, run concurrently through core's caller so `maxConcurrency` bounds
-   * them (its retries are off: the client retries). With `streaming`, each request is streamed
-   * and its tokens reach the callbacks as they arrive.
+   * them; the results stay in prompt order whatever order the answers come in. With
+   * `streaming`, each request is streamed and its tokens reach the callbacks as they arrive.
    */
   override async _generate(
     prompts: string[],
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): Promise<LLMResult> {
-    options.signal?.throwIfAborted();
-    validateLLMCallOptions(options);
-    const requestOptions = buildRequestOptions(this, options);
-    // With retries off, the caller only bounds concurrency; without a bound it would cost a
-    // p-queue and p-retry round (~10 µs) per call for nothing, so it is skipped.
-    const bounded = this.maxConcurrency !== undefined && Number.isFinite(this.maxConcurrency);
-    // Each request gets its own parameters object and fills in `prompt` in place: a spread copy
-    // of a shared one plus a new key takes V8's slow path; and no closure is made per call (tsx's
-    // keepNames turns each into a defineProperty). Together about 2 µs of a ~10 µs call.
-    const results =
-      prompts.length === 1 && !bounded
-        ? [await this.runPrompt(prompts[0] as string, 0, options, requestOptions, runManager)]
-        : await Promise.all(
-            prompts.map((prompt, promptIndex) =>
-              bounded
-                ? this.caller.callWithOptions(
-                    { signal: options.signal },
-                    this.runPrompt.bind(this),
-                    prompt,
-                    promptIndex,
-                    options,
-                    requestOptions,
-                    runManager,
-                  )
-                : this.runPrompt(prompt, promptIndex, options, requestOptions, runManager),
-            ),
-          );
+    this.#checkCall(options);
+    const results = await Promise.all(
+      prompts.map((prompt, promptIndex) =>
+        this.caller.callWithOptions({ signal: options.signal }, () =>
+          this.#runPrompt(prompt, promptIndex, options, runManager),
+        ),
+      ),
+    );
     let tokenUsage: TokenUsage | undefined;
     for (const result of results) tokenUsage = addTokenUsage(tokenUsage, result.tokenUsage);
     return {
@@ -224,47 +198,67 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
   }
 
   /** One prompt's request: streamed (tokens to the callbacks) when `streaming` is on. */
-  private runPrompt(
+  async #runPrompt(
     prompt: string,
     promptIndex: number,
     options: this["ParsedCallOptions"],
-    requestOptions: RequestOptions,
     runManager: CallbackManagerForLLMRun | undefined,
   ): Promise<PromptResult> {
-    const body = this.invocationParams(options) as TextCompletionRequest;
-    body.prompt = prompt;
-    if (!this.streaming) return this.completePrompt(body, requestOptions);
-    body.stream = true;
-    return this.streamPrompt(body, requestOptions, { promptIndex, runManager });
+    if (!this.streaming) {
+      const body: TextCompletionRequest = {
+        ...this.invocationParams(options),
+        prompt,
+        stream: false,
+      };
+      const completion = await this.client.textCompletion(body, requestOptions(options));
+      const generations = convertTextCompletionToGenerations(completion, body.model);
+      if (generations.length === 0) throw noChoicesError();
+      return { generations, tokenUsage: convertUsageToTokenUsage(completion.usage) };
+    }
+    const accumulator = new TextStreamAccumulator(this.model);
+    for await (const event of this.client.streamTextCompletion(
+      this.#streamBody(prompt, options),
+      requestOptions(options),
+    )) {
+      for (const { index, chunk } of accumulator.add(event)) {
+        await reportToken(runManager, chunk, promptIndex, index);
+      }
+    }
+    const generations = accumulator.generations();
+    if (generations.length === 0) throw noChoicesError();
+    const usage = (options.streamUsage ?? this.streamUsage) ? accumulator.usage : undefined;
+    return { generations, tokenUsage: convertUsageToTokenUsage(usage) };
   }
 
   /**
    * Streams one sequence. With `n > 1` the service interleaves several; chunks are concatenated
    * by core, so only choice 0 is yielded, while every choice's tokens still reach the callbacks
-   * (`idx.completion` tells them apart). Use `generate()` to get all n.
+   * (`idx.completion` tells them apart). Use `generate()` to get all n. The finishing chunk is
+   * held back to the end so that the usage (the last one sent: servers that repeat it send a
+   * running total) rides on it.
    */
   override async *_streamResponseChunks(
     prompt: string,
     options: this["ParsedCallOptions"],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<GenerationChunk> {
-    options.signal?.throwIfAborted();
-    validateLLMCallOptions(options);
-    const body: TextCompletionRequest = { ...this.invocationParams(options), prompt, stream: true };
-    const stream = this.getClient().streamTextCompletion(body, buildRequestOptions(this, options));
-    // The finishing chunk is held back until the stream ends so that usage, which may follow it
-    // in a separate event, can ride on it: consumers read the last chunk's generationInfo.
+    this.#checkCall(options);
+    const stream = this.client.streamTextCompletion(
+      this.#streamBody(prompt, options),
+      requestOptions(options),
+    );
     let finishing: GenerationChunk | undefined;
     let tokenUsage: TokenUsage | undefined;
     for await (const event of stream) {
       tokenUsage = convertUsageToTokenUsage(event.usage) ?? tokenUsage;
-      for (const { index, chunk } of convertTextChunkToGenerationChunks(event)) {
+      for (const { index, chunk } of convertTextChunkToGenerationChunks(event, this.model)) {
         await reportToken(runManager, chunk, 0, index);
         if (index !== 0) continue;
         if (chunk.generationInfo?.finish_reason !== undefined) finishing = chunk;
         else yield chunk;
       }
     }
+    if (!(options.streamUsage ?? this.streamUsage)) tokenUsage = undefined;
     if (finishing !== undefined) {
       yield tokenUsage === undefined
         ? finishing
@@ -275,30 +269,20 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> implements StudioModelS
     }
   }
 
-  private async completePrompt(
-    body: TextCompletionRequest,
-    requestOptions: RequestOptions,
-  ): Promise<PromptResult> {
-    const completion = await this.getClient().textCompletion(body, requestOptions);
-    const generations = convertTextCompletionToGenerations(completion);
-    if (generations.length === 0) throw noChoicesError();
-    return { generations, tokenUsage: convertUsageToTokenUsage(completion.usage) };
+  #streamBody(prompt: string, options: this["ParsedCallOptions"]): TextCompletionRequest {
+    return {
+      ...this.invocationParams(options),
+      prompt,
+      stream: true,
+      ...streamOptions(this, options),
+    };
   }
 
-  private async streamPrompt(
-    body: TextCompletionRequest,
-    requestOptions: RequestOptions,
-    context: { promptIndex: number; runManager: CallbackManagerForLLMRun | undefined },
-  ): Promise<PromptResult> {
-    const accumulator = new TextStreamAccumulator();
-    for await (const event of this.getClient().streamTextCompletion(body, requestOptions)) {
-      for (const { index, chunk } of accumulator.add(event)) {
-        await reportToken(context.runManager, chunk, context.promptIndex, index);
-      }
-    }
-    const generations = accumulator.generations();
-    if (generations.length === 0) throw noChoicesError();
-    return { generations, tokenUsage: convertUsageToTokenUsage(accumulator.usage) };
+  /** Before any request: the call options, and the settings a completion needs. */
+  #checkCall(options: this["ParsedCallOptions"]): void {
+    options.signal?.throwIfAborted();
+    validateCallOptions(options);
+    assertCompletionSettings(this.client, "StudioLLM");
   }
 }
 
@@ -315,15 +299,8 @@ async function reportToken(
     undefined,
     undefined,
     undefined,
-    {
-      chunk,
-    },
+    { chunk },
   );
-}
-
-function validateLLMCallOptions(options: StudioLLMCallOptions): void {
-  validateCallOptions(options);
-  validateBoolean("echo", options.echo);
 }
 
 function noChoicesError(): StudioResponseError {

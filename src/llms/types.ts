@@ -1,7 +1,11 @@
 import type { BaseLLMCallOptions, BaseLLMParams } from "@langchain/core/language_models/llms";
-import type { StudioModelFields, StudioSamplingCallOptions } from "../language_models/common";
+import type {
+  StudioLsParams,
+  StudioModelFields,
+  StudioSamplingCallOptions,
+} from "../language_models/common";
 
-export type { TokenUsage } from "../converters/text-completions";
+export type { TokenUsage } from "../converters/usage";
 
 /** Constructor fields of `StudioLLM`: the ones shared with `ChatStudio`, plus `echo`. */
 export interface StudioLLMFields extends StudioModelFields, Omit<BaseLLMParams, "maxRetries"> {
@@ -17,11 +21,4 @@ export interface StudioLLMCallOptions
 }
 
 /** Tracing parameters of `StudioLLM` (core defines them for chat models only). */
-export interface StudioLLMLsParams {
-  ls_provider: "studio";
-  ls_model_name: string;
-  ls_model_type: "llm";
-  ls_temperature?: number;
-  ls_max_tokens?: number;
-  ls_stop?: string[];
-}
+export type StudioLLMLsParams = StudioLsParams<"llm">;

@@ -1,9 +1,11 @@
 /**
  * The newcomer's first command: `npm run demo` (= `tsx demo/index.ts`) on a machine with no
- * configuration. Run twice on one fresh state folder, the second run continues the first run's
- * conversation; pointed at a service that is not there, it fails clearly.
+ * configuration. Run twice on one fresh state folder: both runs pass, each shows memory across two
+ * visits (a history by session id, an agent by thread_id), and neither leaves a thread or an
+ * assistant behind in the emulator's data file. Pointed at a service that is not there, it fails
+ * clearly.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +26,7 @@ const SECTIONS = [
   "Tool calling",
   "Structured output",
   "Conversation memory in a thread",
+  "Agent memory with a LangGraph checkpointer",
   "Dataset export",
   "Assistant as an agent",
 ];
@@ -84,14 +87,30 @@ describe("npm run demo", () => {
     }
   });
 
-  it("continues the first run's conversation in the second run", () => {
-    expect(first.stdout).toContain("no earlier conversation");
-    expect(second.stdout).not.toContain("no earlier conversation");
-    const firstTurn = /You: (This is visit number 1\b[^\n]*)/.exec(first.stdout);
-    expect(firstTurn, describeRun(first)).not.toBeNull();
-    const earlier = second.stdout.split("Earlier turns")[1] ?? "";
-    expect(earlier, describeRun(second)).toContain(firstTurn![1]!);
-    expect(second.stdout).toContain("This is visit number 2");
+  it("shows a history that remembers the first visit in the second", () => {
+    for (const run of [first, second]) {
+      const step = run.stdout.split("Conversation memory in a thread")[1] ?? "";
+      expect(step, describeRun(run)).toContain("no earlier conversation");
+      const visit2 = step.split("Visit 2")[1] ?? "";
+      expect(visit2, describeRun(run)).toMatch(/earlier turns found for session demo-user-\w+: 2/);
+      expect(visit2).toContain("You: Hi, I am Ada. This is visit number 1.");
+      expect(visit2).toContain("now holds 4 messages");
+    }
+  });
+
+  it("shows an agent whose second run continues the first run's thread_id", () => {
+    for (const run of [first, second]) {
+      const step = run.stdout.split("Agent memory with a LangGraph checkpointer")[1] ?? "";
+      expect(step, describeRun(run)).toContain("Run 2");
+      // Run 1: question, tool call, tool result, answer.
+      expect(step).toContain("4 messages of run 1 were in the agent's state");
+    }
+  });
+
+  it("leaves no thread and no assistant behind", async () => {
+    const data = JSON.parse(await readFile(join(dir, "emulator-data.json"), "utf8"));
+    expect(data.threads).toEqual([]);
+    expect(data.assistants).toEqual([]);
   });
 
   it(

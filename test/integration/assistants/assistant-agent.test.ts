@@ -9,13 +9,8 @@ import { tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import type { Assistant } from "../../../src/api-types";
-import {
-  createAssistant,
-  getAssistant,
-  listAssistants,
-  loadAssistantAgent,
-  StudioMaxIterationsError,
-} from "../../../src/assistants";
+import { loadAssistantAgent, StudioMaxIterationsError } from "../../../src/agents";
+import { createAssistant, getAssistant, listAssistants } from "../../../src/assistants";
 import type { CreateAssistantInput } from "../../../src/assistants/types";
 import { StudioClient } from "../../../src/client";
 import { StudioNotFoundError, StudioValidationError } from "../../../src/errors";

@@ -115,6 +115,20 @@ describe("assistants", () => {
     expect(r.body.error.code).toBe("assistant_not_found");
   });
 
+  it("deletes an assistant: the OpenAI-style deleted object, then 404s for it", async () => {
+    const keep = (await createAssistant({ assistantName: "keep" })).body.id;
+    const id = (await createAssistant({ assistantName: "gone" })).body.id;
+    const r = await studio<Err>(emulator.handle, "DELETE", PATHS.assistant(id));
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ id, object: "assistant.deleted", deleted: true });
+    expect((await studio<Err>(emulator.handle, "GET", PATHS.assistant(id))).status).toBe(404);
+    const again = await studio<Err>(emulator.handle, "DELETE", PATHS.assistant(id));
+    expect(again.status).toBe(404);
+    expect(again.body.error.code).toBe("assistant_not_found");
+    const list = await studio<ListResponse<Assistant>>(emulator.handle, "GET", PATHS.assistants);
+    expect(list.body.data.map((a) => a.id)).toEqual([keep]);
+  });
+
   it("lists assistants in both orders with cursors", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)

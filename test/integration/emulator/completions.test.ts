@@ -53,6 +53,17 @@ const time = {
 };
 
 describe("completion auth", () => {
+  it("accepts X-Org-Id on completions beside the key", async () => {
+    for (const path of [PATHS.chatCompletions, PATHS.textCompletions]) {
+      const r = await call<ChatCompletion>("POST", `${emulator.handle.proxyUrl}${path}`, {
+        body: { model: MODEL, messages: [user("hi")], prompt: "hi" },
+        headers: { authorization: emulator.handle.apiKey, "x-org-id": "org-7" },
+      });
+      expect(r.status).toBe(200);
+      expect(emulator.handle.requests.at(-1)?.headers["x-org-id"]).toBe("org-7");
+    }
+  });
+
   for (const path of [PATHS.chatCompletions, PATHS.textCompletions]) {
     const body = { model: MODEL, messages: [user("hi")], prompt: "hi" };
     it(`${path}: accepts the raw key and a Bearer key`, async () => {
@@ -297,10 +308,12 @@ describe("the scripted model", () => {
     expect(choice.message.tool_calls ?? []).toEqual([]);
   });
 
-  it("calls every tool named in the message, in the order named, with JSON arguments from it", async () => {
+  it("calls every tool named in the message, in the order named, each with the JSON that fits it", async () => {
     const choice = await reply({
       tools: [weather, time],
-      messages: [user('Please get_time and get_weather for {"city": "Paris", "days": 3}')],
+      messages: [
+        user('Please get_time {"zone": "UTC"} and get_weather for {"city": "Paris", "days": 3}'),
+      ],
     });
     expect(choice.finish_reason).toBe("tool_calls");
     expect(choice.message.content).toBeNull();
@@ -309,10 +322,92 @@ describe("the scripted model", () => {
     for (const c of calls) {
       expect(c.id).toMatch(/^call_\d+$/);
       expect(c.type).toBe("function");
-      expect(JSON.parse(c.function.arguments)).toEqual({ city: "Paris", days: 3 });
     }
+    expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([
+      { zone: "UTC" },
+      { city: "Paris", days: 3 },
+    ]);
     expect(new Set(calls.map((c) => c.id)).size).toBe(2);
   });
+
+  it("fills a tool's arguments from its schema when no JSON in the message fits it", async () => {
+    const choice = await reply({
+      tools: [weather, time],
+      // Unknown key for get_time, missing required `city` for get_weather.
+      messages: [user('get_time and get_weather {"days": 2}')],
+    });
+    expect(choice.message.tool_calls!.map((c) => JSON.parse(c.function.arguments))).toEqual([
+      { zone: "x" },
+      { city: "x", days: 1, metric: true, unit: "celsius", where: { lat: 1 } },
+    ]);
+  });
+
+  it("after tool results, calls the next named tool not yet called, then answers", async () => {
+    const called = (name: string, id: string) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name, arguments: "{}" } }],
+    });
+    const asked = user("get_time then get_weather");
+    const second = await reply({
+      tools: [weather, time],
+      messages: [
+        asked,
+        called("get_time", "c1"),
+        { role: "tool", tool_call_id: "c1", content: "noon" },
+      ],
+    });
+    expect(second.message.tool_calls!.map((c) => c.function.name)).toEqual(["get_weather"]);
+    const third = await reply({
+      tools: [weather, time],
+      messages: [
+        asked,
+        called("get_time", "c1"),
+        { role: "tool", tool_call_id: "c1", content: "noon" },
+        called("get_weather", "c2"),
+        { role: "tool", tool_call_id: "c2", content: "sunny" },
+      ],
+    });
+    expect(third).toMatchObject({
+      message: { content: "Tool said: sunny" },
+      finish_reason: "stop",
+    });
+  });
+
+  it.each(["required", "any"])(
+    "after tool results with tool_choice %s, calls the first tool not yet called (a responseFormat agent's output tool)",
+    async (tool_choice) => {
+      const output = {
+        type: "function",
+        function: {
+          name: "extract",
+          parameters: {
+            type: "object",
+            properties: { answer: { type: "string" } },
+            required: ["answer"],
+          },
+        },
+      };
+      const choice = await reply({
+        tools: [time, output],
+        tool_choice,
+        messages: [
+          user("what is the get_time?"),
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "c1", type: "function", function: { name: "get_time", arguments: "{}" } },
+            ],
+          },
+          { role: "tool", tool_call_id: "c1", content: "noon" },
+        ],
+      });
+      expect(
+        choice.message.tool_calls!.map((c) => [c.function.name, c.function.arguments]),
+      ).toEqual([["extract", '{"answer":"x"}']]);
+    },
+  );
 
   it("does not match a tool name inside a longer word", async () => {
     const choice = await reply({ tools: [time], messages: [user("what is get_timezone?")] });
@@ -378,14 +473,49 @@ describe("the scripted model", () => {
     });
   });
 
-  it('json_object: otherwise {"text": <the scripted reply>}', async () => {
+  it("json_object: otherwise {}", async () => {
     const choice = await reply({
       response_format: { type: "json_object" },
       messages: [{ role: "system", content: "Be JSON" }, user("no json {here")],
     });
-    expect(JSON.parse(choice.message.content!)).toEqual({
-      text: "[Be JSON] You said: no json {here",
+    expect(choice.message.content).toBe("{}");
+  });
+
+  it("json_schema: the message's JSON object that fits the schema, as written", async () => {
+    const choice = await reply({
+      response_format: {
+        type: "json_schema",
+        json_schema: {
+          name: "person",
+          strict: true,
+          schema: {
+            type: "object",
+            properties: { name: { type: "string" }, age: { type: "integer" } },
+            required: ["name"],
+          },
+        },
+      },
+      messages: [user('{"city": "Oslo"} then {"name": "Ada",  "age": 36}')],
     });
+    expect(choice.message.content).toBe('{"name": "Ada",  "age": 36}');
+  });
+
+  it.each([
+    ["no json_schema", { type: "json_schema" }, "response_format.json_schema"],
+    [
+      "no name",
+      { type: "json_schema", json_schema: { schema: {} } },
+      "response_format.json_schema.name",
+    ],
+    [
+      "a schema that is not an object",
+      { type: "json_schema", json_schema: { name: "n", schema: "x" } },
+      "response_format.json_schema.schema",
+    ],
+  ])("json_schema with %s is a 400 naming the field", async (_name, response_format, field) => {
+    const r = await chat({ response_format, messages: [user("hi")] });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toContain(field);
   });
 
   it("json_schema: filled from the schema when the message has no JSON", async () => {

@@ -20,9 +20,10 @@ async function chatStream(body: Record<string, unknown>) {
 }
 
 describe("chat streaming", () => {
-  it("role chunk, one chunk per token, finish chunk, usage chunk, [DONE]", async () => {
+  it("role chunk, one chunk per token, finish chunk, usage chunk when asked, [DONE]", async () => {
     const { events, done } = await chatStream({
       messages: [{ role: "user", content: "Hi  there" }],
+      stream_options: { include_usage: true },
     });
     expect(done).toBe(true);
     const id = events[0]!.id;
@@ -49,6 +50,31 @@ describe("chat streaming", () => {
     });
   });
 
+  it("sends no usage chunk unless stream_options.include_usage is true", async () => {
+    for (const stream_options of [undefined, {}, { include_usage: false }]) {
+      const { events } = await chatStream({
+        messages: [{ role: "user", content: "Hi" }],
+        ...(stream_options ? { stream_options } : {}),
+      });
+      expect(events.at(-1)!.choices).toEqual([
+        { index: 0, delta: {}, logprobs: null, finish_reason: "stop" },
+      ]);
+      expect(events.some((e) => "usage" in e)).toBe(false);
+    }
+  });
+
+  it("rejects stream_options that are not an object with a boolean include_usage", async () => {
+    for (const stream_options of ["yes", { include_usage: "true" }]) {
+      const r = await inference<{ error: { message: string } }>(
+        emulator.handle,
+        PATHS.chatCompletions,
+        { model: MODEL, stream: true, messages: [{ role: "user", content: "Hi" }], stream_options },
+      );
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/stream_options/);
+    }
+  });
+
   it("streams max_tokens truncation with finish_reason length, and n choices one after another", async () => {
     const { events } = await chatStream({
       messages: [{ role: "user", content: "a b c d" }],
@@ -66,7 +92,13 @@ describe("chat streaming", () => {
   it("streams tool calls as argument fragments that concatenate to the full arguments", async () => {
     const tools = ["get_weather", "get_time"].map((name) => ({
       type: "function",
-      function: { name, parameters: { type: "object", properties: { city: { type: "string" } } } },
+      function: {
+        name,
+        parameters: {
+          type: "object",
+          properties: { city: { type: "string" }, days: { type: "integer" }, nested: {} },
+        },
+      },
     }));
     const args = { city: "São Paulo 🌧", days: 10, nested: { deep: [1, 2, 3] } };
     const { events } = await chatStream({
@@ -79,7 +111,7 @@ describe("chat streaming", () => {
       number,
       { id?: string; type?: string; name?: string; arguments: string; pieces: number }
     >();
-    for (const e of events.slice(1, -2)) {
+    for (const e of events.slice(1, -1)) {
       for (const delta of e.choices[0]!.delta?.tool_calls ?? []) {
         const entry = calls.get(delta.index) ?? { arguments: "", pieces: 0 };
         if (delta.id) {
@@ -103,7 +135,7 @@ describe("chat streaming", () => {
       expect(c.pieces).toBeGreaterThan(2);
       expect(JSON.parse(c.arguments)).toEqual(args);
     }
-    expect(events.at(-2)!.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(events.at(-1)!.choices[0]!.finish_reason).toBe("tool_calls");
   });
 
   it("streams a 10,000-token reply completely and in order", async () => {
@@ -112,19 +144,20 @@ describe("chat streaming", () => {
       messages: [{ role: "user", content: `${words} ` }],
     });
     expect(done).toBe(true);
-    const tokens = events.slice(1, -2).map((e) => e.choices[0]!.delta!.content);
+    const tokens = events.slice(1, -1).map((e) => e.choices[0]!.delta!.content);
     expect(tokens).toHaveLength(10_000);
     expect(tokens.join("")).toBe(`You said: ${words} `);
   });
 });
 
 describe("text streaming", () => {
-  it("one chunk per token, a finish chunk, a usage chunk and [DONE]", async () => {
+  it("one chunk per token, a finish chunk, a usage chunk when asked, and [DONE]", async () => {
     const r = await inference(emulator.handle, PATHS.textCompletions, {
       model: MODEL,
       stream: true,
       prompt: "Hi",
       echo: true,
+      stream_options: { include_usage: true },
     });
     const { events, done } = parseSse<TextCompletionChunk>(r.text);
     expect(done).toBe(true);
@@ -139,5 +172,18 @@ describe("text streaming", () => {
       choices: [],
       usage: { total_tokens: expect.any(Number) },
     });
+  });
+
+  it("ends with the finish chunk when usage is not asked for", async () => {
+    const r = await inference(emulator.handle, PATHS.textCompletions, {
+      model: MODEL,
+      stream: true,
+      prompt: "Hi",
+    });
+    const { events } = parseSse<TextCompletionChunk>(r.text);
+    expect(events.at(-1)!.choices).toEqual([
+      { index: 0, text: "", logprobs: null, finish_reason: "stop" },
+    ]);
+    expect(events.some((e) => "usage" in e)).toBe(false);
   });
 });

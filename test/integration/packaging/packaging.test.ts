@@ -1,41 +1,22 @@
 /**
  * What users install: the packed tarball holds only dist/, README, LICENSE and package.json, and
  * it imports from a throwaway ESM project and from CommonJS `require`. Needs `npm run build`
- * first (npm test builds before running vitest).
+ * first (npm test builds before running vitest). The project lives inside the repo (ignored by
+ * git) so that the package's dependencies and peers, `langchain` included, resolve from the
+ * repo's node_modules without any network install; without-langchain.test.ts covers the rest.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, "../../..");
+import { packInto, REPO_ROOT as root, run } from "./pack";
 
 let workDir = "";
-let tarball = "";
 let packedFiles: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(path.join(root, "dist/index.js"))) {
-    throw new Error("dist/ is missing: run `npm run build` before the packaging test");
-  }
-  // The throwaway project lives inside the repo (ignored by git) so that the package's own
-  // dependencies resolve from the repo's node_modules without any network install.
   await mkdir(path.join(root, ".studio"), { recursive: true });
   workDir = await mkdtemp(path.join(root, ".studio", "pack-"));
-  const { stdout } = await run(
-    "npm",
-    ["pack", "--json", "--ignore-scripts", "--pack-destination", workDir],
-    { cwd: root },
-  );
-  const report = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-  tarball = path.join(workDir, report[0]!.filename);
-  packedFiles = report[0]!.files.map((f) => f.path);
-  const target = path.join(workDir, "node_modules", "langchain-studio");
-  await mkdir(target, { recursive: true });
-  await run("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
+  packedFiles = (await packInto(workDir)).files;
 }, 120_000);
 
 afterAll(async () => {
@@ -95,6 +76,38 @@ describe("the packed package", () => {
     );
     const { stdout } = await run(process.execPath, [file], { cwd: workDir });
     expect(JSON.parse(stdout.trim())).toEqual({ reply: "You said: hello from cjs" });
+  }, 60_000);
+
+  it("runs an assistant through ./agents with the root's client and errors (one copy of each)", async () => {
+    const file = path.join(workDir, "agents.mjs");
+    await writeFile(
+      file,
+      [
+        'import { StudioClient, StudioError, createAssistant, deleteAssistant } from "langchain-studio";',
+        'import { loadAssistantAgent, StudioMaxIterationsError } from "langchain-studio/agents";',
+        'import { startEmulator } from "langchain-studio/emulator";',
+        "const emulator = await startEmulator({ port: 0 });",
+        "const client = new StudioClient({ baseUrl: emulator.baseUrl, proxyUrl: emulator.proxyUrl, apiKey: emulator.apiKey });",
+        "const assistant = await createAssistant({ assistantName: 'a', modelName: 'studio/echo-small' }, { client });",
+        "const agent = await loadAssistantAgent({ assistantId: assistant.id, client });",
+        "const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'hi' }] });",
+        "const invalid = await loadAssistantAgent({ assistantId: ' ', client }).catch((e) => e);",
+        "await deleteAssistant(assistant.id, { client });",
+        "console.log(JSON.stringify({",
+        "  answer: messages.at(-1).text,",
+        "  rootErrorClass: invalid instanceof StudioError,",
+        "  agentErrorClass: StudioMaxIterationsError.prototype instanceof StudioError,",
+        "}));",
+        "await client.close();",
+        "await emulator.close();",
+      ].join("\n"),
+    );
+    const { stdout } = await run(process.execPath, [file], { cwd: workDir });
+    expect(JSON.parse(stdout.trim())).toEqual({
+      answer: "You said: hi",
+      rootErrorClass: true,
+      agentErrorClass: true,
+    });
   }, 60_000);
 
   it("ships the emulator CLI as an executable bin with a shebang", async () => {

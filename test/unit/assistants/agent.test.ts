@@ -16,13 +16,12 @@ import {
 } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
-import * as langchain from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import type { ChatTool } from "../../../src/api-types";
-import { buildAssistantAgent } from "../../../src/assistants/agent";
-import { StudioMaxIterationsError } from "../../../src/assistants/errors";
-import type { AgentMessageHistory } from "../../../src/assistants/types";
+import { buildAssistantAgent } from "../../../src/agents/agent";
+import { StudioMaxIterationsError } from "../../../src/agents/errors";
+import type { AgentMessageHistory } from "../../../src/agents/types";
 
 interface ScriptedCallOptions extends BaseChatModelCallOptions {
   tools?: BindToolsInput[];
@@ -126,7 +125,7 @@ function build(
     maxIterations?: number;
   } = {},
 ) {
-  return buildAssistantAgent(langchain, {
+  return buildAssistantAgent({
     functionModel,
     responseModel: options.responseModel,
     declaredTools: declared,
@@ -174,7 +173,7 @@ describe("buildAssistantAgent", () => {
 
   it("works for an assistant without tools: one call, nothing bound", async () => {
     const fn = new ScriptedChat("fn", () => new AIMessage("plain answer"));
-    const agent = buildAssistantAgent(langchain, {
+    const agent = buildAssistantAgent({
       functionModel: fn,
       declaredTools: [],
       tools: [],
@@ -205,7 +204,7 @@ describe("buildAssistantAgent", () => {
         { name, description: name, schema: z.object({ q: z.string() }) },
       );
     const fn = new ScriptedChat("fn", toolThenAnswer("search", "fail"));
-    const agent = buildAssistantAgent(langchain, {
+    const agent = buildAssistantAgent({
       functionModel: fn,
       declaredTools: declared,
       tools: [slow("search"), slow("fail")],
@@ -270,7 +269,7 @@ describe("buildAssistantAgent", () => {
       { name: "search", description: "hangs", schema: z.object({ q: z.string() }) },
     );
     const fn = new ScriptedChat("fn", toolThenAnswer("search"));
-    const agent = buildAssistantAgent(langchain, {
+    const agent = buildAssistantAgent({
       functionModel: fn,
       declaredTools: declared.slice(0, 1),
       tools: [hang],

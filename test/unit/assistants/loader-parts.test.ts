@@ -2,14 +2,12 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
 import type { Assistant, Model } from "../../../src/api-types";
-import { StudioMissingDependencyError } from "../../../src/assistants/errors";
-import { importLangChain } from "../../../src/assistants/langchain-import";
 import {
   modelUrisById,
   resolveModelSettings,
   sameModelSettings,
-} from "../../../src/assistants/model-refs";
-import { matchTools } from "../../../src/assistants/tool-match";
+} from "../../../src/agents/model-refs";
+import { matchTools } from "../../../src/agents/tool-match";
 import { StudioValidationError } from "../../../src/errors";
 
 const impl = (name: string) =>
@@ -156,24 +154,5 @@ describe("resolveModelSettings", () => {
     expect(sameModelSettings(base, { ...base, temperature: 0.2 })).toBe(false);
     expect(sameModelSettings(base, { ...base, topP: undefined })).toBe(false);
     expect(sameModelSettings(base, { ...base, model: "a/c" })).toBe(false);
-  });
-});
-
-describe("importLangChain", () => {
-  it("turns a missing package into an error naming it and the install command", async () => {
-    const missing = Object.assign(new Error("Cannot find package 'langchain' imported from x"), {
-      code: "ERR_MODULE_NOT_FOUND",
-    });
-    const error = await importLangChain(() => Promise.reject(missing)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StudioMissingDependencyError);
-    expect((error as Error).message).toMatch(/"langchain" package.*npm install langchain/);
-    expect((error as Error).cause).toBe(missing);
-  });
-
-  it("leaves other failures alone, and loads the installed package", async () => {
-    const other = new Error("syntax error in langchain");
-    await expect(importLangChain(() => Promise.reject(other))).rejects.toBe(other);
-    const langchain = await importLangChain();
-    expect(typeof langchain.createAgent).toBe("function");
   });
 });

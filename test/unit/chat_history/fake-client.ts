@@ -10,7 +10,7 @@ import type {
   Thread,
   ThreadMessage,
 } from "../../../src/api-types";
-import type { StudioClient } from "../../../src/client";
+import { StudioClient } from "../../../src/client";
 import { StudioAPIError } from "../../../src/errors";
 import { storeLikeServer } from "../../helpers/thread-messages";
 
@@ -28,8 +28,26 @@ export class FakeThreads {
   calls: string[] = [];
   private next = 0;
 
+  private client: StudioClient | undefined;
+
+  /** A StudioClient (it passes `instanceof`) whose thread calls are this fake's. */
   asClient(): StudioClient {
-    return this as unknown as StudioClient;
+    if (this.client) return this.client;
+    const client = Object.create(StudioClient.prototype) as Record<string, unknown>;
+    for (const name of [
+      "createMessage",
+      "createThread",
+      "getThread",
+      "iterateMessages",
+      "iterateThreads",
+      "deleteMessage",
+      "deleteThread",
+    ] as const) {
+      const method = this[name] as (...args: unknown[]) => unknown;
+      client[name] = method.bind(this);
+    }
+    this.client = client as unknown as StudioClient;
+    return this.client;
   }
 
   private id(prefix: string): string {
@@ -110,10 +128,14 @@ export class FakeThreads {
     this.calls.push(`listThreads:${query.order}`);
     const failure = this.listFailures.shift();
     if (failure) throw failure;
-    const list = this.threads.filter(
+    let list = this.threads.filter(
       (t) => query.datasetId === undefined || t.datasetId === query.datasetId,
     );
     if (query.order === "desc") list.reverse();
+    if (query.after !== undefined) {
+      const at = list.findIndex((t) => t.id === query.after);
+      list = list.slice(at + 1);
+    }
     yield* list;
   }
 

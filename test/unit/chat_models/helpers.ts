@@ -20,7 +20,7 @@ export function newModel(fields: Partial<ChatStudioInput> = {}): ChatStudio {
     proxyUrl: PROXY_URL,
     maxRetries: 0,
   });
-  return new ChatStudio({ model: MODEL, apiKey: KEY, client, ...fields });
+  return new ChatStudio({ model: MODEL, client, ...fields });
 }
 
 export function completion(overrides: Partial<ChatCompletion> = {}): ChatCompletion {

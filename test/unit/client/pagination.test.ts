@@ -74,13 +74,54 @@ describe("/v1 lists (hasMore + after)", () => {
     expect(queryOf(calls[1]!.path)).toEqual({ order: "desc", after: "m1" });
   });
 
-  it("iterateAssistants stops on an empty page even if hasMore says otherwise", async () => {
+  it("an empty page that says hasMore but names no cursor is an error, not a silent stop", async () => {
     const pages = [
       { data: [ASSISTANT], lastId: "asst_1", hasMore: true },
       { data: [], hasMore: true },
     ];
     intercept(STUDIO, "GET", /^\/v1\/assistants\?/, (n) => [200, pages[n - 1]], 2);
-    expect(await collect(makeClient().iterateAssistants())).toHaveLength(1);
+    const seen: unknown[] = [];
+    const error = await failure(
+      (async function* () {
+        for await (const a of makeClient().iterateAssistants()) {
+          seen.push(a);
+          yield a;
+        }
+      })(),
+    );
+    expect(seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(StudioResponseError);
+    expect(error.message).toBe(
+      "Unexpected response from GET /v1/assistants: iterateAssistants stopped after 2 page(s): hasMore is true but the empty page has no lastId (nor an item id) to continue from. The server's paging is broken; the items so far were returned.",
+    );
+  });
+
+  it("empty pages with fresh cursors: a couple are followed, the third in a row is an error", async () => {
+    const pages = [
+      { data: [], lastId: "c1", hasMore: true },
+      { data: [], lastId: "c2", hasMore: true },
+      { data: [{ ...THREAD, id: "t1" }], lastId: "t1", hasMore: true },
+      { data: [], lastId: "c3", hasMore: true },
+      { data: [], lastId: "c4", hasMore: true },
+      { data: [], lastId: "c5", hasMore: true },
+    ];
+    const calls = intercept(STUDIO, "GET", /^\/v1\/threads\?/, (n) => [200, pages[n - 1]], 6);
+    const threads: string[] = [];
+    const error = await failure(
+      (async function* () {
+        for await (const t of makeClient().iterateThreads()) {
+          threads.push(t.id);
+          yield t;
+        }
+      })(),
+    );
+    expect(threads).toEqual(["t1"]);
+    expect(calls).toHaveLength(6);
+    expect(error).toBeInstanceOf(StudioResponseError);
+    expect(error.message).toContain("iterateThreads stopped after 6 page(s)");
+    expect(error.message).toContain(
+      '3 empty pages in a row still said there was more (last cursor (lastId) "c5")',
+    );
   });
 
   it("a cursor that comes back twice is an error, not an endless loop", async () => {
@@ -93,7 +134,39 @@ describe("/v1 lists (hasMore + after)", () => {
     );
     const error = await failure(makeClient().iterateThreads());
     expect(error).toBeInstanceOf(StudioResponseError);
-    expect(error.message).toContain("came back twice");
+    expect(error.message).toContain(
+      'iterateThreads stopped after 2 page(s): the cursor (lastId) "same" came back twice',
+    );
+  });
+
+  it("any cursor seen before counts, not only the last one (a cycle a -> b -> a)", async () => {
+    const cursors = ["a", "b", "a"];
+    const calls = intercept(
+      STUDIO,
+      "GET",
+      /^\/v1\/threads\/th\/messages\?/,
+      (n) => [200, { data: [{ ...MESSAGE, id: `m${n}` }], lastId: cursors[n - 1], hasMore: true }],
+      3,
+    );
+    const error = await failure(makeClient().iterateMessages("th"));
+    expect(calls).toHaveLength(3);
+    expect(error.message).toContain(
+      'iterateMessages stopped after 3 page(s): the cursor (lastId) "a" came back twice',
+    );
+  });
+
+  it("a cursor equal to the caller's own `after` is a repeat too", async () => {
+    intercept(
+      STUDIO,
+      "GET",
+      /^\/v1\/assistants\?/,
+      () => [200, { data: [ASSISTANT], lastId: "start", hasMore: true }],
+      1,
+    );
+    const error = await failure(makeClient().iterateAssistants({ after: "start" }));
+    expect(error.message).toContain(
+      'iterateAssistants stopped after 1 page(s): the cursor (lastId) "start" came back twice',
+    );
   });
 
   it("breaking out early stops fetching pages", async () => {
@@ -173,7 +246,7 @@ describe("page-token lists", () => {
     });
   });
 
-  it("a repeated page token is an error", async () => {
+  it("a repeated page token is an error naming the call", async () => {
     intercept(
       STUDIO,
       "POST",
@@ -182,6 +255,39 @@ describe("page-token lists", () => {
       2,
     );
     const error = await failure(makeClient().iteratePublicModels());
-    expect(error.message).toContain("came back twice");
+    expect(error).toBeInstanceOf(StudioResponseError);
+    expect(error.message).toContain(
+      'POST /svc.Studio/ListPublicModels: iteratePublicModels stopped after 2 page(s): the page token (nextPageToken) "again" came back twice',
+    );
+  });
+
+  it("empty pages with fresh tokens: the third in a row is an error", async () => {
+    const path = "/svc.dataset.ThreadDatasetService/ListThreadDatasetThreadsMessages";
+    const calls = intercept(
+      STUDIO,
+      "POST",
+      path,
+      (n) => [200, { threadsMessages: [], page: { nextPageToken: `tok${n}` } }],
+      3,
+    );
+    const error = await failure(makeClient().iterateDatasetThreadsMessages({ datasetId: "ds" }));
+    expect(calls).toHaveLength(3);
+    expect(error).toBeInstanceOf(StudioResponseError);
+    expect(error.message).toContain(
+      'iterateDatasetThreadsMessages stopped after 3 page(s): 3 empty pages in a row still said there was more (last page token (nextPageToken) "tok3")',
+    );
+  });
+
+  it("a cycle of page tokens (p1 -> p2 -> p1) is caught", async () => {
+    const tokens = ["p1", "p2", "p1"];
+    intercept(
+      STUDIO,
+      "POST",
+      "/svc.Studio/ListPublicModels",
+      (n) => [200, { models: [{ ...MODEL, id: `m${n}` }], page: { nextPageToken: tokens[n - 1] } }],
+      3,
+    );
+    const error = await failure(makeClient().iteratePublicModels());
+    expect(error.message).toContain('the page token (nextPageToken) "p1" came back twice');
   });
 });

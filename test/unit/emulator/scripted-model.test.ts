@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
   applyLimits,
+  argumentsFor,
   type ChatScriptInput,
   chatReplyText,
   chooseTools,
   estimateTokens,
   fillFromSchema,
   findJsonObject,
+  findJsonObjects,
+  fitsSchema,
   scriptChat,
   scriptText,
   tokenize,
@@ -122,6 +125,57 @@ describe("fillFromSchema", () => {
     });
     expect(fillFromSchema(undefined)).toEqual({});
   });
+
+  it("follows local $refs, and honours minItems, minLength and numeric bounds", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        item: { $ref: "#/$defs/Item" },
+        list: { type: "array", items: { $ref: "#/definitions/Tag" }, minItems: 2 },
+        code: { type: "string", minLength: 3 },
+        big: { type: "integer", minimum: 5 },
+        small: { type: "number", maximum: 0.5 },
+      },
+      $defs: { Item: { type: "object", properties: { id: { type: "integer" } } } },
+      definitions: { Tag: { type: "string", enum: ["a", "b"] } },
+    };
+    expect(fillFromSchema(schema)).toEqual({
+      item: { id: 1 },
+      list: ["a", "a"],
+      code: "xxx",
+      big: 5,
+      small: 0.5,
+    });
+  });
+});
+
+describe("findJsonObjects, fitsSchema and argumentsFor", () => {
+  const schema = {
+    type: "object",
+    properties: { city: { type: "string" }, days: { type: "integer" } },
+    required: ["city"],
+  };
+  it("lists top-level objects only, in order", () => {
+    expect(findJsonObjects('{"a": {"b": 1}} x {"c": 2}').map((o) => o.value)).toEqual([
+      { a: { b: 1 } },
+      { c: 2 },
+    ]);
+  });
+  it("fits when no key is unknown and every required key is present", () => {
+    expect(fitsSchema({ city: "Oslo" }, schema)).toBe(true);
+    expect(fitsSchema({ city: "Oslo", days: 2 }, schema)).toBe(true);
+    expect(fitsSchema({ days: 2 }, schema)).toBe(false);
+    expect(fitsSchema({ city: "Oslo", extra: 1 }, schema)).toBe(false);
+    expect(fitsSchema({ anything: 1 }, { type: "object" })).toBe(true);
+    expect(fitsSchema({ anything: 1 }, undefined)).toBe(true);
+  });
+  it("takes the first fitting object as written, else fills from the schema", () => {
+    expect(argumentsFor('{"zone": 1} {"city":  "Oslo"}', schema).raw).toBe('{"city":  "Oslo"}');
+    expect(argumentsFor('{"zone": 1}', schema)).toEqual({
+      raw: '{"city":"x","days":1}',
+      value: { city: "x", days: 1 },
+    });
+  });
 });
 
 describe("chooseTools", () => {
@@ -129,35 +183,56 @@ describe("chooseTools", () => {
     { name: "alpha", parameters: {} },
     { name: "beta", parameters: {} },
   ];
-  it("follows the notes' rules", () => {
-    const pick = (
-      text: string,
-      toolChoice: ChatScriptInput["toolChoice"] = "auto",
-      extra: ChatScriptInput["messages"] = [],
-    ) =>
-      chooseTools({ ...base, tools, toolChoice, messages: [user(text), ...extra] }).map(
-        (t) => t.name,
-      );
+  const called = (...names: string[]) => ({ role: "assistant", text: "", toolCalls: names });
+  const result = { role: "tool", text: "r" };
+  const pick = (
+    text: string,
+    toolChoice: ChatScriptInput["toolChoice"] = "auto",
+    extra: ChatScriptInput["messages"] = [],
+  ) =>
+    chooseTools({ ...base, tools, toolChoice, messages: [user(text), ...extra] }).map(
+      (t) => t.name,
+    );
+
+  it("before any tool result: the named tools, else the forced one, else the first on a hint", () => {
     expect(pick("beta then alpha")).toEqual(["beta", "alpha"]);
     expect(pick("alphabet")).toEqual([]);
     expect(pick("hello")).toEqual([]);
     expect(pick("USE it")).toEqual(["alpha"]);
     expect(pick("hello", "required")).toEqual(["alpha"]);
-    expect(pick("alpha", { name: "beta" })).toEqual(["beta"]);
+    expect(pick("hello", { name: "beta" })).toEqual(["beta"]);
+    expect(pick("alpha", { name: "beta" })).toEqual(["alpha"]);
     expect(pick("alpha", "none")).toEqual([]);
-    expect(pick("alpha", "auto", [{ role: "tool", text: "r" }])).toEqual([]);
-    expect(pick("alpha", "required", [{ role: "tool", text: "r" }])).toEqual(["alpha"]);
     expect(chooseTools({ ...base, messages: [user("use alpha")] })).toEqual([]);
+  });
+
+  it("after tool results: the next named tool not yet called, else the first uncalled when forced", () => {
+    expect(pick("alpha", "auto", [called("alpha"), result])).toEqual([]);
+    expect(pick("beta and alpha", "auto", [called("beta"), result])).toEqual(["alpha"]);
+    expect(pick("alpha", "required", [called("alpha"), result])).toEqual(["beta"]);
+    expect(pick("alpha", { name: "alpha" }, [called("alpha"), result])).toEqual(["beta"]);
+    expect(pick("alpha", "required", [called("alpha", "beta"), result, result])).toEqual([]);
+  });
+
+  it("counts only the calls made since the last user message", () => {
+    const earlier = [user("alpha"), called("alpha"), result, { role: "assistant", text: "done" }];
+    const messages = [...earlier, user("alpha again"), called("beta"), result];
+    expect(chooseTools({ ...base, tools, messages }).map((t) => t.name)).toEqual(["alpha"]);
   });
 });
 
 describe("scriptChat", () => {
-  it("answers json_object with the message's JSON as written, else {text}", () => {
+  it("answers json_object with the message's JSON as written, else {}", () => {
     const json = { ...base, responseFormat: { type: "json_object" as const } };
     expect(scriptChat({ ...json, messages: [user('a {"k":  1} b')] }).content).toBe('{"k":  1}');
-    expect(scriptChat({ ...json, messages: [user("plain")], maxTokens: 1 }).content).toBe(
-      '{"text":"You said: plain"}',
-    );
+    expect(scriptChat({ ...json, messages: [user("plain")], maxTokens: 1 }).content).toBe("{}");
+  });
+
+  it("answers json_schema with the message's fitting JSON, else an object filled from the schema", () => {
+    const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+    const json = { ...base, responseFormat: { type: "json_schema" as const, schema } };
+    expect(scriptChat({ ...json, messages: [user('{"x": 1} {"n": 2}')] }).content).toBe('{"n": 2}');
+    expect(scriptChat({ ...json, messages: [user('{"x": 1}')] }).content).toBe('{"n":1}');
   });
 
   it("gives tool calls arguments from JSON in the message, compact", () => {

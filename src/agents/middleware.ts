@@ -16,13 +16,13 @@
  * - afterAgent: appends the run's messages to `history` in one `addMessages` call.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import type * as LangChain from "langchain";
+import { type createAgent, createMiddleware } from "langchain";
 import { z } from "zod/v4";
 import type { ChatTool } from "../api-types";
 import { StudioMaxIterationsError } from "./errors";
 import type { AgentMessageHistory } from "./types";
 
-export type ChatModelLike = Exclude<Parameters<typeof LangChain.createAgent>[0]["model"], string>;
+export type ChatModelLike = Exclude<Parameters<typeof createAgent>[0]["model"], string>;
 
 export interface AssistantMiddlewareOptions {
   /** The assistant's tool schemas, as bound to the function model. */
@@ -41,10 +41,7 @@ const stateSchema = z.object({
 
 export const ASSISTANT_MIDDLEWARE_NAME = "StudioAssistant";
 
-export function assistantMiddleware(
-  createMiddleware: typeof LangChain.createMiddleware,
-  options: AssistantMiddlewareOptions,
-) {
+export function assistantMiddleware(options: AssistantMiddlewareOptions) {
   const { responseModel, history, maxIterations } = options;
   const boundTools = options.tools.map(
     (tool): Record<string, unknown> => ({ type: tool.type, function: tool.function }),

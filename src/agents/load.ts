@@ -2,14 +2,14 @@
  * `loadAssistantAgent`: fetches the assistant (unless given), checks the tools against it,
  * resolves its two model references and builds the agent (see ./agent).
  */
+import { requireId } from "../assistants/resources";
 import { ChatStudio } from "../chat_models";
-import { StudioClient } from "../client";
+import type { StudioClient } from "../client";
+import { resolveClient } from "../client/resolve";
 import { StudioValidationError } from "../errors";
 import { validateField } from "../validation";
 import { type AssistantAgent, buildAssistantAgent } from "./agent";
-import { importLangChain } from "./langchain-import";
 import { type ResolvedModelSettings, resolveModelSettings, sameModelSettings } from "./model-refs";
-import { requireId } from "./resources";
 import { matchTools } from "./tool-match";
 import type { LoadAssistantAgentParams } from "./types";
 
@@ -21,20 +21,20 @@ export const DEFAULT_MAX_ITERATIONS = 15;
  * `streamEvents` work; callbacks and `signal` in the call config reach the models and tools.
  *
  * Fails before any model call when a declared tool has no implementation, an implementation is
- * not declared, or a model reference cannot be resolved. Needs the optional peer `langchain`.
+ * not declared, or a model reference cannot be resolved.
  */
 export async function loadAssistantAgent(
   params: LoadAssistantAgentParams,
 ): Promise<AssistantAgent> {
-  const maxIterations = checkParams(params);
-  const langchain = await importLangChain();
-  const client = params.client ?? new StudioClient();
+  const { maxIterations, tools } = checkParams(params);
+  // resolveClient reads only `client` and the client options among the params.
+  const client = resolveClient(params);
   let assistant = params.assistant;
   if (!assistant) {
     requireId(params.assistantId);
     assistant = await client.getAssistant(params.assistantId);
   }
-  const declaredTools = matchTools(assistant, params.tools);
+  const declaredTools = matchTools(assistant, tools);
 
   const functionSettings = await resolveModelSettings(
     assistant,
@@ -46,25 +46,22 @@ export async function loadAssistantAgent(
     ? await resolveModelSettings(assistant, assistant.responseModel, "responseModel", client)
     : functionSettings;
 
-  return buildAssistantAgent(langchain, {
+  return buildAssistantAgent({
     functionModel: chatModel(functionSettings, "functionModel", client),
     responseModel: sameModelSettings(functionSettings, responseSettings)
       ? undefined
       : chatModel(responseSettings, "responseModel", client),
     declaredTools,
-    tools: params.tools,
+    tools,
     instructions: assistant.instructions,
     history: params.history,
     maxIterations,
   });
 }
 
-function checkParams(params: LoadAssistantAgentParams): number {
+function checkParams(params: LoadAssistantAgentParams) {
   if (params === null || typeof params !== "object") {
-    throw new StudioValidationError(
-      "params",
-      "must be an object { assistant | assistantId, tools }",
-    );
+    throw new StudioValidationError("params", "must be an object { assistant | assistantId, tools }");
   }
   if ((params.assistant === undefined) === (params.assistantId === undefined)) {
     throw new StudioValidationError(
@@ -72,20 +69,20 @@ function checkParams(params: LoadAssistantAgentParams): number {
       "pass exactly one of `assistant` (a record) or `assistantId`",
     );
   }
-  if (!Array.isArray(params.tools)) {
+  const { tools = [], maxIterations = DEFAULT_MAX_ITERATIONS } = params;
+  if (!Array.isArray(tools)) {
     throw new StudioValidationError(
       "tools",
-      "must be an array of LangChain tools implementing the assistant's functions ([] if it has none)",
+      "must be an array of LangChain tools implementing the assistant's functions",
     );
   }
-  const { maxIterations = DEFAULT_MAX_ITERATIONS } = params;
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
     throw new StudioValidationError(
       "maxIterations",
       `must be an integer >= 1 (got ${maxIterations})`,
     );
   }
-  return maxIterations;
+  return { tools, maxIterations };
 }
 
 /** A ChatStudio for one of the assistant's models, tagged so traces and streams tell them apart. */

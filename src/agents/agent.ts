@@ -4,14 +4,14 @@
  * specific to assistants, and langchain's `toolErrorMiddleware` turns a throwing tool into an
  * error ToolMessage the model can react to.
  */
-import type * as LangChain from "langchain";
+import { createAgent, type ReactAgent, toolErrorMiddleware } from "langchain";
 import type { ChatTool } from "../api-types";
 import { redactSecrets } from "../errors";
 import { assistantMiddleware, type ChatModelLike } from "./middleware";
 import type { AgentMessageHistory, AssistantToolImplementation } from "./types";
 
 /** The agent `loadAssistantAgent` resolves to: langchain's `ReactAgent`. */
-export type AssistantAgent = LangChain.ReactAgent;
+export type AssistantAgent = ReactAgent;
 
 export interface AssistantAgentParts {
   /** Decides tool calls; unbound (the agent binds `declaredTools` to it). */
@@ -30,22 +30,19 @@ export interface AssistantAgentParts {
 /** Longest tool error text handed back to the model. */
 const MAX_TOOL_ERROR_LENGTH = 2_000;
 
-export function buildAssistantAgent(
-  langchain: typeof LangChain,
-  parts: AssistantAgentParts,
-): AssistantAgent {
-  const agent = langchain.createAgent({
+export function buildAssistantAgent(parts: AssistantAgentParts): AssistantAgent {
+  const agent = createAgent({
     model: parts.functionModel,
     tools: parts.tools,
     ...(parts.instructions ? { systemPrompt: parts.instructions } : {}),
     middleware: [
-      assistantMiddleware(langchain.createMiddleware, {
+      assistantMiddleware({
         tools: parts.declaredTools,
         responseModel: parts.responseModel,
         history: parts.history,
         maxIterations: parts.maxIterations,
       }),
-      langchain.toolErrorMiddleware({ onError: describeToolError }),
+      toolErrorMiddleware({ onError: describeToolError }),
     ],
   });
   // Each iteration takes three graph steps (model, after-model hook, tools); langgraph's default

@@ -31,17 +31,3 @@ export class StudioMaxIterationsError extends StudioError {
     };
   }
 }
-
-/** The optional peer dependency `langchain` (its `createAgent` runs the agent) is not installed. */
-export class StudioMissingDependencyError extends StudioError {
-  readonly packageName: string;
-
-  constructor(packageName: string, feature: string, options?: { cause?: unknown }) {
-    super(
-      `${feature} needs the "${packageName}" package (an optional peer dependency of ` +
-        `langchain-studio), and it could not be loaded. Install it: npm install ${packageName}`,
-      options,
-    );
-    this.packageName = packageName;
-  }
-}

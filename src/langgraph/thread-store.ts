@@ -1,0 +1,220 @@
+/**
+ * The service side of the checkpointer: which service thread holds a LangGraph thread, reading
+ * its records (only the messages added since the last read), and appending records.
+ *
+ * A LangGraph `thread_id` is resolved like a history session id (`session-threads.ts`, kind
+ * "checkpoint"): the service thread is tagged with it, found by any process with its own client,
+ * and created on the first write, titled and tagged so a person in the dashboard can tell it from
+ * a conversation.
+ *
+ * Records are idempotent (a record written twice reads as once, see `checkpoint-log.ts`), so a
+ * write whose outcome is unknown (timeout, reset, 5xx) is simply sent again, a bounded number of
+ * times; no read-back is needed to avoid duplicates.
+ */
+import type { ThreadMessage } from "../api-types";
+import { isAmbiguousWriteFailure } from "../chat_history/confirmed-writes";
+import {
+  createSessionThread,
+  findSessionThread,
+  forgetSessionThread,
+  KIND_KEY,
+  SESSION_KEY,
+} from "../chat_history/session-threads";
+import type { StudioClient } from "../client";
+import { StudioError, StudioNotFoundError } from "../errors";
+import { CheckpointLog } from "./checkpoint-log";
+import { type RecordMessage, RecordReader } from "./records";
+
+export const CHECKPOINT_KIND = "checkpoint";
+/** Thread metadata telling people (and tools) what the thread holds. */
+export const THREAD_TAGS = { lc_memory: "langgraph-checkpoints" } as const;
+const TITLE_CHARS = 200;
+const PAGE = 100;
+const MAX_WRITE_ATTEMPTS = 3;
+const RETRY_PAUSE_MS = 250;
+/** A LangGraph thread may have left duplicate service threads behind (a lost creation race). */
+const MAX_THREADS_PER_SESSION = 10;
+
+export function threadTitle(threadId: string): string {
+  const title = `LangGraph checkpoints: ${threadId}`;
+  return title.length <= TITLE_CHARS ? title : `${title.slice(0, TITLE_CHARS - 1)}…`;
+}
+
+/** What this process knows of one LangGraph thread. */
+interface ThreadView {
+  serviceThreadId: string | undefined;
+  /** The last message read: the next read lists only what follows it. */
+  cursor: string | undefined;
+  log: CheckpointLog;
+  reader: RecordReader;
+  /** Reads run one after another, so no message is applied twice. */
+  reading: Promise<unknown>;
+}
+
+export class CheckpointThreads {
+  readonly #views = new Map<string, ThreadView>();
+
+  constructor(
+    readonly client: StudioClient,
+    private readonly datasetId: string | undefined,
+  ) {}
+
+  #scope() {
+    return this.datasetId === undefined ? undefined : { datasetId: this.datasetId };
+  }
+
+  #view(threadId: string): ThreadView {
+    let view = this.#views.get(threadId);
+    if (!view) {
+      view = fresh();
+      this.#views.set(threadId, view);
+    }
+    return view;
+  }
+
+  /**
+   * The thread's records, brought up to date (one call when nothing is new; the first read of a
+   * thread lists all its messages, 100 per call). Undefined when the thread has no service thread.
+   */
+  read(threadId: string): Promise<CheckpointLog | undefined> {
+    const view = this.#view(threadId);
+    const run = view.reading.then(
+      () => this.#catchUp(threadId, view),
+      () => this.#catchUp(threadId, view),
+    );
+    view.reading = run.catch(() => undefined);
+    return run;
+  }
+
+  async #catchUp(threadId: string, view: ThreadView): Promise<CheckpointLog | undefined> {
+    view.serviceThreadId ??= await findSessionThread(
+      this.client,
+      threadId,
+      CHECKPOINT_KIND,
+      this.#scope(),
+    );
+    const serviceThreadId = view.serviceThreadId;
+    if (serviceThreadId === undefined) return undefined;
+    try {
+      const query = { order: "asc" as const, limit: PAGE, ...cursor(view.cursor) };
+      for await (const message of this.client.iterateMessages(serviceThreadId, query)) {
+        const record = view.reader.read(message as ThreadMessage);
+        if (record) view.log.add(record);
+        view.cursor = message.id;
+      }
+    } catch (error) {
+      if (!(error instanceof StudioNotFoundError)) throw error;
+      // Deleted by another process: forget it, and look again (a newer thread may hold it now).
+      this.#forget(threadId, serviceThreadId);
+      return this.#catchUp(threadId, this.#view(threadId));
+    }
+    return view.log;
+  }
+
+  /** Appends one record's messages, creating the service thread on the first write. */
+  async append(threadId: string, messages: RecordMessage[], what: string): Promise<void> {
+    const serviceThreadId = await this.#ensureThread(threadId);
+    for (const [i, message] of messages.entries()) {
+      try {
+        await this.#send(serviceThreadId, message);
+      } catch (error) {
+        const part = messages.length === 1 ? "" : ` (part ${i + 1} of ${messages.length})`;
+        const stored =
+          i === 0 ? "Nothing of it is stored" : `Parts 1 to ${i} of ${messages.length} are stored`;
+        const unknown = isAmbiguousWriteFailure(error)
+          ? `; whether the failed message${part} is stored is unknown`
+          : "";
+        throw new StudioError(
+          `Could not save ${what} of LangGraph thread "${threadId}" in service thread ${serviceThreadId}${part}: ${(error as Error).message}. ${stored}${unknown}. A record with a part missing is ignored when read, so the thread reads as if this write never happened; running the step again is safe.`,
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  async #send(serviceThreadId: string, message: RecordMessage): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.createMessage(serviceThreadId, message);
+        return;
+      } catch (error) {
+        if (attempt >= MAX_WRITE_ATTEMPTS || !isAmbiguousWriteFailure(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS * attempt));
+      }
+    }
+  }
+
+  async #ensureThread(threadId: string): Promise<string> {
+    const view = this.#view(threadId);
+    if (view.serviceThreadId) return view.serviceThreadId;
+    const found = await findSessionThread(this.client, threadId, CHECKPOINT_KIND, this.#scope());
+    if (found) {
+      view.serviceThreadId = found;
+      return found;
+    }
+    const created = await createSessionThread(this.client, threadId, CHECKPOINT_KIND, {
+      ...this.#scope(),
+      title: threadTitle(threadId),
+      metadata: { ...THREAD_TAGS },
+    });
+    view.serviceThreadId = created.threadId;
+    return created.threadId;
+  }
+
+  /** Deletes every service thread holding `threadId`; deleting a missing one is no error. */
+  async delete(threadId: string): Promise<void> {
+    for (let i = 0; i < MAX_THREADS_PER_SESSION; i++) {
+      const serviceThreadId = await findSessionThread(
+        this.client,
+        threadId,
+        CHECKPOINT_KIND,
+        this.#scope(),
+      );
+      if (serviceThreadId === undefined) break;
+      try {
+        await this.client.deleteThread(serviceThreadId);
+      } catch (error) {
+        if (!(error instanceof StudioNotFoundError)) throw error;
+      }
+      this.#forget(threadId, serviceThreadId);
+    }
+    this.#views.delete(threadId);
+  }
+
+  #forget(threadId: string, serviceThreadId: string): void {
+    forgetSessionThread(this.client, threadId, CHECKPOINT_KIND, this.#scope(), serviceThreadId);
+    this.#views.set(threadId, fresh());
+  }
+
+  /**
+   * Every LangGraph thread id that has a checkpoint thread, for `list()` without a `thread_id`:
+   * all threads of the account (or dataset) are listed, 100 per call.
+   */
+  async *threadIds(): AsyncGenerator<string> {
+    const seen = new Set<string>();
+    const query = { order: "asc" as const, limit: PAGE, ...this.#scope() };
+    for await (const thread of this.client.iterateThreads(query)) {
+      const metadata = thread.metadata ?? {};
+      const id = metadata[SESSION_KEY];
+      if (metadata[KIND_KEY] !== CHECKPOINT_KIND || typeof id !== "string" || seen.has(id)) {
+        continue;
+      }
+      seen.add(id);
+      yield id;
+    }
+  }
+}
+
+function fresh(): ThreadView {
+  return {
+    serviceThreadId: undefined,
+    cursor: undefined,
+    log: new CheckpointLog(),
+    reader: new RecordReader(),
+    reading: Promise.resolve(),
+  };
+}
+
+function cursor(after: string | undefined): { after?: string } {
+  return after === undefined ? {} : { after };
+}

@@ -1,0 +1,55 @@
+/**
+ * A model's `profile` (core's `ModelProfile`) from the public model listing: createAgent picks
+ * its structured-output strategy from it, the summarization middleware reads `maxInputTokens`.
+ */
+import type { ModelProfile } from "@langchain/core/language_models/profile";
+import type { Model } from "../api-types";
+import type { StudioClient } from "../client";
+
+/** One read of the listing per client, shared by every model built on it. */
+const listings = new WeakMap<StudioClient, Promise<ReadonlyMap<string, Model>>>();
+
+/** The public models by uri, read once per client; a failed read is not kept, so it can be retried. */
+export function publicModels(client: StudioClient): Promise<ReadonlyMap<string, Model>> {
+  let listing = listings.get(client);
+  if (listing === undefined) {
+    listing = readListing(client);
+    listings.set(client, listing);
+    listing.catch(() => listings.delete(client));
+  }
+  return listing;
+}
+
+async function readListing(client: StudioClient): Promise<ReadonlyMap<string, Model>> {
+  const byUri = new Map<string, Model>();
+  for await (const model of client.iteratePublicModels({ limit: 100 })) byUri.set(model.uri, model);
+  return byUri;
+}
+
+/**
+ * The profile a listing entry declares: the `tools` tag means tool calling, tool choice and
+ * structured output; `extra_args.max_model_len` is the context length; `modality` names the
+ * input kinds (MODALITY_TEXT: text only).
+ */
+export function profileFromModel(model: Model | undefined): ModelProfile {
+  if (model === undefined) return {};
+  const profile: ModelProfile = {};
+  const tags = model.meta?.metadata?.description?.model_tags;
+  if (Array.isArray(tags)) {
+    const tools = tags.includes("tools");
+    profile.toolCalling = tools;
+    profile.toolChoice = tools;
+    profile.structuredOutput = tools;
+  }
+  const maxLen = Number(model.meta?.metadata?.extra_args?.max_model_len);
+  if (Number.isInteger(maxLen) && maxLen > 0) profile.maxInputTokens = maxLen;
+  const modality = model.meta?.modality?.toUpperCase();
+  if (modality) {
+    const images = /IMAGE|VISION|MULTIMODAL/.test(modality);
+    profile.imageInputs = images;
+    profile.imageUrlInputs = images;
+    profile.audioInputs = /AUDIO|MULTIMODAL/.test(modality);
+    profile.videoInputs = /VIDEO/.test(modality);
+  }
+  return profile;
+}

@@ -1,0 +1,35 @@
+/**
+ * Packs the package as `npm publish` would (`npm pack` of the built dist/) and unpacks it into
+ * `<project>/node_modules/langchain-studio`, for the tests that use it as a user would.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+
+export const run = promisify(execFile);
+export const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+
+export interface Packed {
+  tarball: string;
+  /** Paths inside the tarball, relative to the package root. */
+  files: string[];
+}
+
+export async function packInto(projectDir: string): Promise<Packed> {
+  if (!existsSync(path.join(REPO_ROOT, "dist/index.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` before the packaging tests");
+  }
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--json", "--ignore-scripts", "--pack-destination", projectDir],
+    { cwd: REPO_ROOT },
+  );
+  const report = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  const tarball = path.join(projectDir, report[0]!.filename);
+  const target = path.join(projectDir, "node_modules", "langchain-studio");
+  await mkdir(target, { recursive: true });
+  await run("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
+  return { tarball, files: report[0]!.files.map((f) => f.path) };
+}

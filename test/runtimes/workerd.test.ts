@@ -1,0 +1,37 @@
+/**
+ * Cloudflare workerd WITHOUT `nodejs_compat` (through miniflare) runs the scenario, bundled the
+ * way wrangler bundles a worker: esbuild, `workerd`/`worker`/`browser` conditions, everything in.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+import { bundleForWeb, describeBundle } from "./bundle";
+import { RUNTIMES_DIR, runRuntime, scenarioSuite } from "./harness";
+
+let workDir: string | undefined;
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+scenarioSuite("workerd", async (options) => {
+  workDir = await mkdtemp(join(tmpdir(), "studio-workerd-"));
+  const bundle = await bundleForWeb("worker-entry.mjs", join(workDir, "worker.js"), {
+    conditions: ["workerd", "worker", "browser"],
+  });
+  if (bundle.errors.length > 0 || bundle.nodeBuiltins.length > 0) {
+    return {
+      result: {
+        runtime: "workerd",
+        loadError: { name: "BundleError", message: describeBundle(bundle) },
+      },
+      details: describeBundle(bundle),
+      exitedOnItsOwn: true,
+    };
+  }
+  return runRuntime(process.execPath, [
+    join(RUNTIMES_DIR, "workerd-run.mjs"),
+    bundle.outfile,
+    JSON.stringify(options),
+  ]);
+});
