@@ -1,12 +1,15 @@
 /**
  * StudioChatMessageHistory against the emulator (in this process): time to load a 1,000-message
  * thread and to add 100 messages to an existing thread, and the HTTP calls each one makes (the
- * targets are the issue's: 10 list calls of 100, and one call per message with no reads).
+ * targets are the issue's: 10 list calls of 100, and one call per message with no reads); and the
+ * calls a `sessionId` look-up needs in an account of 1,000 threads: a fresh client's first look-up
+ * (10 list calls of 100), an unknown session afterwards (1), a known one (0), and a new session's
+ * first write (1 look-up, 1 create, 1 check for a concurrent creator).
  *
  *   npx tsx bench/history.ts
  */
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { StudioChatMessageHistory } from "../src/chat_history";
+import { findSessionThread, StudioChatMessageHistory } from "../src/chat_history";
 import { StudioClient } from "../src/client";
 import { decodeMessage, encodeMessage } from "../src/converters/thread-messages";
 import { startEmulator } from "../src/emulator";
@@ -75,12 +78,63 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 500, rounds: 7, iterations: 2000 },
     );
 
+    // Session look-ups in an account of exactly 1,000 threads (the ones above included).
+    let existing = 0;
+    for await (const _ of client.iterateThreads({ order: "asc", limit: 100 })) existing += 1;
+    for (let i = existing; i < 1000; i++) {
+      await client.createThread({
+        title: `bench ${i}`,
+        metadata: { lc_session: `user-${i}`, lc_kind: "history" },
+      });
+    }
+    const countCalls = async (work: () => Promise<unknown>) => {
+      emulator.clearRequests();
+      await work();
+      return emulator.requests.length;
+    };
+    const fresh = new StudioClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
+    const session = (sessionId: string) =>
+      new StudioChatMessageHistory({ client: fresh, sessionId, maxMessages: 20 });
+    let firstLookup: number;
+    let unknownLookup: number;
+    let knownLookup: number;
+    let firstWrite: number;
+    let lookupUs: number;
+    try {
+      firstLookup = await countCalls(() => findSessionThread(fresh, "user-500", "history"));
+      unknownLookup = await countCalls(() => findSessionThread(fresh, "nobody", "history"));
+      knownLookup = await countCalls(() => findSessionThread(fresh, "user-500", "history"));
+      firstWrite = await countCalls(() =>
+        session("new-user").addMessage(new HumanMessage("Hello")),
+      );
+      lookupUs = await measurePerCall(
+        () =>
+          new StudioChatMessageHistory({
+            client: new StudioClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl }),
+            sessionId: "user-900",
+            maxMessages: 1,
+          }).getMessages(),
+        { warmup: 1, rounds: 5, iterations: 3 },
+      );
+    } finally {
+      await fresh.close();
+    }
+
     return [
       { what: "history getMessages, 1,000-message thread", value: loadUs / 1000, unit: "ms/op" },
       callsRow("history getMessages, 1,000 messages: HTTP calls", loadCalls, 10),
       { what: "history addMessages, 100 messages", value: addUs / 1000, unit: "ms/op" },
       callsRow("history addMessages, 100 messages: HTTP calls", addCalls, 100),
       { what: "history codec, encode + decode one AI message", value: codecUs, unit: "µs/op" },
+      callsRow("sessionId look-up, 1,000 threads, new client: HTTP calls", firstLookup, 10),
+      callsRow("sessionId look-up, unknown session afterwards: HTTP calls", unknownLookup, 1),
+      callsRow("sessionId look-up, known session: HTTP calls", knownLookup, 0),
+      callsRow("sessionId first write of a new session: HTTP calls", firstWrite, 3),
+      {
+        what: "sessionId look-up + last message, new client, 1,000 threads",
+        value: lookupUs / 1000,
+        unit: "ms/op",
+      },
     ];
   } finally {
     await client.close();

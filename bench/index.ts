@@ -27,7 +27,6 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./bundle").then((m) => m.bundleBench),
     import("./imports").then((m) => m.importsBench),
   ]);
-  // @ts-expect-error: bench/memory.ts is written in parallel; until it exists the guard skips it.
   const memory = await optionalEntry("./memory.ts", () =>
     import("./memory").then((m) => m.memoryBench),
   );

@@ -11,9 +11,9 @@
  */
 import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import { createAssistant, deleteAssistant } from "langchain-studio";
 import { loadAssistantAgent } from "langchain-studio/agents";
+import { z } from "zod";
 import { openBackend } from "./lib/backend";
 
 const getWeather = tool(({ city }) => `${city}: sunny, 21 °C`, {

@@ -9,8 +9,8 @@
  * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { createAgent, tool } from "langchain";
-import { z } from "zod";
 import { ChatStudio } from "langchain-studio";
+import { z } from "zod";
 import { openBackend } from "./lib/backend";
 
 const getWeather = tool(

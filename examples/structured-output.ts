@@ -7,8 +7,9 @@
  * Runs against its own emulator, or against the real service when STUDIO_API_KEY,
  * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
-import { z } from "zod";
+
 import { ChatStudio } from "langchain-studio";
+import { z } from "zod";
 import { openBackend } from "./lib/backend";
 
 const Movie = z.object({

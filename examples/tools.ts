@@ -9,8 +9,8 @@
  */
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import { ChatStudio } from "langchain-studio";
+import { z } from "zod";
 import { openBackend } from "./lib/backend";
 
 const getStockPrice = tool(

@@ -1,7 +1,8 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod/v4";
-import { createAssistant, deleteAssistant, loadAssistantAgent } from "../../src/assistants";
+import { loadAssistantAgent } from "../../src/agents";
+import { createAssistant, deleteAssistant } from "../../src/assistants";
 import { DemoCheckError, type DemoStep } from "../step";
 import { clip, ui } from "../ui";
 

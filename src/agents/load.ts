@@ -61,7 +61,10 @@ export async function loadAssistantAgent(
 
 function checkParams(params: LoadAssistantAgentParams) {
   if (params === null || typeof params !== "object") {
-    throw new StudioValidationError("params", "must be an object { assistant | assistantId, tools }");
+    throw new StudioValidationError(
+      "params",
+      "must be an object { assistant | assistantId, tools }",
+    );
   }
   if ((params.assistant === undefined) === (params.assistantId === undefined)) {
     throw new StudioValidationError(

@@ -9,10 +9,10 @@
  * `PartialWrite` saying where the write stopped and whether that message is stored, not stored or
  * unknown (the history turns it into `StudioWriteNotConfirmedError`).
  *
- * After a timeout the request may still be running on the server, so a read-back then gets four
- * times the timed-out call's time, and an "absent" answer is checked once more after waiting that
- * long again before anything is sent again. A message still absent after that is reported as
- * unknown, not as not stored. Only an idempotency key on the service could close the window
+ * After a timeout the request may still be running on the server, so read-backs then get four
+ * times the timed-out call's time, and an "absent" answer is checked once more when that long has
+ * passed since the failure, before anything is sent again. A message still absent after the last
+ * attempt is reported as unknown, not as not stored. Only an idempotency key on the service could close the window
  * entirely; `getMessages()` hides a duplicate that lands that late (it never returns a client id
  * twice).
  */
@@ -36,8 +36,11 @@ export interface WritePolicy {
 /** How far back a check looks when it has no earlier message of ours to stop at. */
 const MAX_SCAN = 500;
 const PAGE = 100;
-/** A read-back after a timeout gets this many times the timed-out call's time. */
-const SETTLE_TIMEOUT_FACTOR = 4;
+/**
+ * After a timeout, how long (in multiples of the timed-out call's time) a write may still land:
+ * read-backs get that long, and nothing is sent again before it has passed.
+ */
+const SETTLE_FACTOR = 4;
 
 /** What a message of a failed write is known to be. */
 export type MessageState = "stored" | "notStored" | "unknown";
@@ -124,8 +127,9 @@ function pause(policy: WritePolicy, attempt: number): Promise<void> {
 
 /**
  * Waits, then asks `check` whether the failed write is there. After a timeout the write may still
- * be in flight: the read gets a longer time limit and an "absent" is checked once more after
- * waiting as long as the timed-out call did. Read failures propagate (the caller reports unknown).
+ * be in flight: the reads get a longer time limit, and an "absent" is checked once more when the
+ * settle window (SETTLE_FACTOR times the timed-out call's time, from the failure) has passed.
+ * Read failures propagate (the caller reports the message as unknown).
  */
 async function settle(
   policy: WritePolicy,
@@ -133,11 +137,13 @@ async function settle(
   failure: unknown,
   check: (options: RequestOptions | undefined) => Promise<boolean>,
 ): Promise<boolean> {
+  const failedAt = Date.now();
   await pause(policy, attempt);
   if (!(failure instanceof StudioTimeoutError)) return check(undefined);
-  const options = { timeout: failure.timeoutMs * SETTLE_TIMEOUT_FACTOR };
+  const window = failure.timeoutMs * SETTLE_FACTOR;
+  const options = { timeout: window };
   if (await check(options)) return true;
-  await delay(failure.timeoutMs);
+  await delay(window - (Date.now() - failedAt));
   return check(options);
 }
 
@@ -208,7 +214,14 @@ export async function appendConfirmed(
         break;
       } catch (error) {
         if (!isAmbiguousWriteFailure(error)) {
-          throw new PartialWrite({ at: index, state: "notStored", attempts: attempt, what, cause: error, threadId });
+          throw new PartialWrite({
+            at: index,
+            state: "notStored",
+            attempts: attempt,
+            what,
+            cause: error,
+            threadId,
+          });
         }
         failure = error;
       }
@@ -218,13 +231,27 @@ export async function appendConfirmed(
           threadHasMessage(client, threadId, message.clientId, previous, options),
         );
       } catch (readError) {
-        throw new PartialWrite({ at: index, state: "unknown", attempts: attempt, what, cause: readError, threadId });
+        throw new PartialWrite({
+          at: index,
+          state: "unknown",
+          attempts: attempt,
+          what,
+          cause: readError,
+          threadId,
+        });
       }
       if (stored) break;
       if (attempt >= policy.maxAttempts) {
         // Absent after a timeout may still land: only other failures are known to have failed.
         const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
-        throw new PartialWrite({ at: index, state, attempts: attempt, what, cause: failure, threadId });
+        throw new PartialWrite({
+          at: index,
+          state,
+          attempts: attempt,
+          what,
+          cause: failure,
+          threadId,
+        });
       }
     }
     previous = message.clientId;
@@ -278,7 +305,15 @@ export async function createThreadConfirmed(
       return { thread: await client.createThread(body), foundAfterFailure: false };
     } catch (error) {
       if (!isAmbiguousWriteFailure(error)) {
-        throw new PartialWrite({ at: 0, state: "notStored", later: "notStored", attempts: attempt, what, cause: error, threadId: undefined });
+        throw new PartialWrite({
+          at: 0,
+          state: "notStored",
+          later: "notStored",
+          attempts: attempt,
+          what,
+          cause: error,
+          threadId: undefined,
+        });
       }
       failure = error;
     }
@@ -289,12 +324,28 @@ export async function createThreadConfirmed(
         return found !== undefined;
       });
     } catch (readError) {
-      throw new PartialWrite({ at: 0, state: "unknown", later: "unknown", attempts: attempt, what, cause: readError, threadId: undefined });
+      throw new PartialWrite({
+        at: 0,
+        state: "unknown",
+        later: "unknown",
+        attempts: attempt,
+        what,
+        cause: readError,
+        threadId: undefined,
+      });
     }
     if (found) return { thread: found, foundAfterFailure: true };
     if (attempt >= policy.maxAttempts) {
       const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
-      throw new PartialWrite({ at: 0, state, later: state, attempts: attempt, what, cause: failure, threadId: undefined });
+      throw new PartialWrite({
+        at: 0,
+        state,
+        later: state,
+        attempts: attempt,
+        what,
+        cause: failure,
+        threadId: undefined,
+      });
     }
   }
 }
@@ -317,7 +368,15 @@ export async function completeBatch(
     present = await recentClientIds(client, threadId, undefined);
   } catch (error) {
     const what = `confirm the messages of new thread ${threadId}`;
-    throw new PartialWrite({ at: 0, state: "unknown", later: "unknown", attempts: 1, what, cause: error, threadId });
+    throw new PartialWrite({
+      at: 0,
+      state: "unknown",
+      later: "unknown",
+      attempts: 1,
+      what,
+      cause: error,
+      threadId,
+    });
   }
   let last = -1;
   batch.forEach((message, index) => {

@@ -4,10 +4,10 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import type { StudioClient } from "../client";
+import { resolveClient } from "../client/resolve";
 import type { RequestOptions, StudioClientOptions } from "../client/types";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
-import { resolveClient } from "../client/resolve";
 
 export interface DatasetConversation {
   threadId: string;

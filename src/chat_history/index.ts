@@ -422,9 +422,9 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
    * The thread's id if it exists: the known one, the session's (looked up), or a thread whose
    * creation could not be confirmed and has since turned up. Undefined when there is none yet.
    */
-  async #resolveThread(): Promise<string | undefined> {
+  async #resolveThread(lookUpSession = true): Promise<string | undefined> {
     if (this.threadId !== undefined) return this.threadId;
-    if (this.sessionId !== undefined) {
+    if (this.sessionId !== undefined && lookUpSession) {
       this.threadId = await findSessionThread(
         this.#client,
         this.sessionId,
@@ -470,7 +470,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
 
     let threadId: string | undefined;
     try {
-      threadId = await this.#resolveThread();
+      // A session's first write looks the session up itself (writeSessionThread), once.
+      threadId = await this.#resolveThread(settle);
     } catch (error) {
       throw notConfirmedError(
         new PartialWrite({
@@ -577,7 +578,11 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       this.#pendingKey = undefined;
     } catch (error) {
       // A creation that may have happened: the next call looks for this key before creating.
-      if (error instanceof PartialWrite && error.threadId === undefined && error.state === "unknown") {
+      if (
+        error instanceof PartialWrite &&
+        error.threadId === undefined &&
+        error.state === "unknown"
+      ) {
         this.#pendingKey = key;
       }
       throw error;

@@ -315,10 +315,13 @@ export async function writeSessionThread(
         cause,
         threadId: undefined,
       });
-    try {
-      await index.refresh();
-    } catch (error) {
-      throw nothingWritten(`look up the thread of session "${sessionId}"`, error);
+    // A thread already seen for the session stays its thread (any other one is younger).
+    if (index.winner(key) === undefined) {
+      try {
+        await index.refresh();
+      } catch (error) {
+        throw nothingWritten(`look up the thread of session "${sessionId}"`, error);
+      }
     }
     const existing = index.winner(key);
     if (existing) {
@@ -339,11 +342,16 @@ export async function writeSessionThread(
       ...(init.datasetId === undefined ? {} : { datasetId: init.datasetId }),
     });
     if (foundAfterFailure) await completeBatch(client, policy, thread.id, batch);
-    index.note(thread);
 
+    // Not noted before this listing: until it succeeds, the index must not take this thread for
+    // the session's, since an older one may exist that it has not listed yet.
     await refreshAfterCreate(index, policy, thread.id, batch.length);
-    const winner = index.winner(key) ?? thread;
-    if (winner.id === thread.id) return { threadId: thread.id, created: true };
+    const winner = index.winner(key);
+    if (winner === undefined || winner.id === thread.id) {
+      // (A listing that lags behind the create does not show it yet.)
+      index.note(thread);
+      return { threadId: thread.id, created: true };
+    }
 
     // Another process created the session's thread first: move this call's messages there.
     try {

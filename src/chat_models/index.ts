@@ -166,8 +166,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   maxConcurrency?: number;
   modelKwargs?: Record<string, unknown>;
 
-  /** The client this model sends through: the `client` option, or one built from the options. */
-  readonly client: StudioClient;
+  readonly #client: StudioClient;
 
   readonly #profileOverride: ModelProfile | undefined;
   #loadedProfile: ModelProfile | undefined;
@@ -189,13 +188,21 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     this.timeout = fields.timeout;
     this.maxRetries = fields.maxRetries;
     defineApiKey(this, fields.apiKey);
-    this.client = resolveClient(fields);
+    this.#client = resolveClient(fields);
     this.#profileOverride = fields.profile;
     registerStudioBlockTranslator();
   }
 
   _llmType(): string {
     return "studio";
+  }
+
+  /**
+   * The client this model sends through: the `client` option, or one built from the options
+   * (a getter, so the client is no enumerable field of the model).
+   */
+  get client(): StudioClient {
+    return this.#client;
   }
 
   /**

@@ -46,10 +46,9 @@ export class Engine {
     this.#options = options;
   }
 
-  /** What the engine is, for `toJSON`: the caller's fetch, undici, or the runtime's fetch. */
-  get name(): "fetch option" | "undici" | "global fetch" {
-    if (this.#options.fetch) return "fetch option";
-    return isNode() ? "undici" : "global fetch";
+  /** What the engine is, for `toJSON`: undici, or a fetch (the caller's or the runtime's). */
+  get name(): "undici" | "fetch" {
+    return !this.#options.fetch && isNode() ? "undici" : "fetch";
   }
 
   /** The fetch to call; on Node, undici is loaded (once) on the first call. */

@@ -62,7 +62,11 @@ const DEFAULT_PAGE_SIZE = 20;
 
 /** The listings walked page by page, named in the errors a broken paging raises. */
 const PAGED = {
-  iteratePublicModels: { name: "iteratePublicModels", method: "POST", path: PATHS.listPublicModels },
+  iteratePublicModels: {
+    name: "iteratePublicModels",
+    method: "POST",
+    path: PATHS.listPublicModels,
+  },
   iterateThreads: { name: "iterateThreads", method: "GET", path: PATHS.threads },
   iterateAssistants: { name: "iterateAssistants", method: "GET", path: PATHS.assistants },
   iterateDatasetThreadsMessages: {
@@ -293,11 +297,11 @@ export class StudioClient {
     checkId("threadId", threadId);
     checkListQuery(query);
     const q = { ...query, order: query?.order ?? "asc" };
-    yield* paginateList(
-      (after) => this.listMessages(threadId, { ...q, after }, options),
-      q.after,
-      { name: "iterateMessages", method: "GET", path: PATHS.messages(threadId) },
-    );
+    yield* paginateList((after) => this.listMessages(threadId, { ...q, after }, options), q.after, {
+      name: "iterateMessages",
+      method: "GET",
+      path: PATHS.messages(threadId),
+    });
   }
 
   async deleteMessage(

@@ -77,7 +77,9 @@ function decodeOnce(text: string): string {
         return run;
       }
     })
-    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    )
     .replace(/\\([\\/"'])/g, "$1")
     .replace(/&#(?:x([0-9a-fA-F]{1,6})|([0-9]{1,7}));/g, (whole, hex?: string, dec?: string) => {
       const code = hex ? Number.parseInt(hex, 16) : Number(dec);
@@ -105,89 +107,82 @@ export function redactText(text: string): string {
 }
 
 /**
- * A copy of a parsed JSON value (an error body, a header record) with every string, keys
- * included, redacted. Returns the value itself when it holds nothing to redact. Shared objects
- * are walked once and cycles are cut, so any object graph is safe to pass.
+ * A copy of `value` with every string in it (object keys included) redacted, or `value` itself
+ * when nothing in it shows a key piece. Walks parsed JSON (error bodies), header records, and
+ * errors (message, stack, own fields such as `code` or AggregateError's `errors`, and `cause`).
+ * Any object graph is safe: shared objects are looked at once, cycles are cut, depth is bounded.
  */
 export function redactDeep(value: unknown): unknown {
-  if (pieces.size === 0) return value;
-  return redactValue(value, 0, new Map());
+  if (pieces.size === 0 || !holds(value, new Set(), 0)) return value;
+  return copyRedacted(value, new Map(), 0);
 }
 
-const IN_PROGRESS = Symbol("in progress");
+/** The same, for an error's `cause`: kept as it is (callers may match on it) unless it leaks. */
+export function redactCause(cause: unknown): unknown {
+  return redactDeep(cause);
+}
 
-function redactValue(value: unknown, depth: number, done: Map<object, unknown>): unknown {
-  if (typeof value === "string") return redactText(value);
-  if (typeof value !== "object" || value === null) return value;
-  const known = done.get(value);
-  if (known === IN_PROGRESS) return "[circular]";
-  if (known !== undefined) return known;
-  if (depth >= MAX_DEPTH) return "[nested too deep]";
-  done.set(value, IN_PROGRESS);
-  let result: unknown = value;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => redactValue(item, depth + 1, done));
-    if (items.some((item, i) => item !== value[i])) result = items;
-  } else {
-    let changed = false;
-    // fromEntries defines keys, so a `__proto__` key stays a key instead of becoming a prototype.
-    const copy = Object.fromEntries(
-      Object.entries(value).map(([key, item]) => {
-        const safeKey = redactText(key);
-        const safeItem = redactValue(item, depth + 1, done);
-        if (safeKey !== key || safeItem !== item) changed = true;
-        return [safeKey, safeItem];
-      }),
-    );
-    if (changed) result = copy;
+/** The text-bearing parts of an error besides its own enumerable fields. */
+function errorParts(error: Error): [string, unknown][] {
+  const parts: [string, unknown][] = [
+    ["message", String(error.message)],
+    ["stack", error.stack],
+  ];
+  for (const key of Object.getOwnPropertyNames(error)) {
+    if (key !== "message" && key !== "stack") {
+      parts.push([key, (error as unknown as Record<string, unknown>)[key]]);
+    }
   }
-  done.set(value, result);
-  return result;
+  return parts;
 }
 
-/** Causes are walked (and copied) this deep; a longer chain is cut there. */
-const MAX_CAUSES = 8;
+function entriesOf(value: object): [string, unknown][] {
+  return value instanceof Error ? errorParts(value) : Object.entries(value);
+}
 
-/** Own properties of an error other than the three every error has. */
-function extraFields(error: Error): string[] {
-  return Object.getOwnPropertyNames(error).filter(
-    (key) => key !== "message" && key !== "stack" && key !== "cause",
+/** Does any string in `value` show a key piece? Too deep to look counts as yes. */
+function holds(value: unknown, seen: Set<object>, depth: number): boolean {
+  if (typeof value === "string") return redactText(value) !== value;
+  if (typeof value !== "object" || value === null || seen.has(value)) return false;
+  if (depth >= MAX_DEPTH) return true;
+  seen.add(value);
+  return entriesOf(value).some(
+    ([key, item]) => redactText(key) !== key || holds(item, seen, depth + 1),
   );
 }
 
-/** Does anything in this error or value show a key piece? Walks causes; too deep counts as yes. */
-function holdsSecret(value: unknown, depth: number): boolean {
-  if (depth >= MAX_CAUSES) return true;
-  if (!(value instanceof Error)) return redactDeep(value) !== value;
-  if (redactText(String(value.message)) !== String(value.message)) return true;
-  if (typeof value.stack === "string" && redactText(value.stack) !== value.stack) return true;
-  const fields = value as unknown as Record<string, unknown>;
-  if (extraFields(value).some((key) => redactDeep(fields[key]) !== fields[key])) return true;
-  return value.cause !== undefined && holdsSecret(value.cause, depth + 1);
-}
-
-/**
- * The cause to keep on an error: the cause itself when nothing in its chain shows a key piece
- * (so callers can still match on it), else a plain copy of the chain with everything redacted.
- */
-export function redactCause(cause: unknown, depth = 0): unknown {
-  if (pieces.size === 0 || !holdsSecret(cause, depth)) return cause;
-  if (depth >= MAX_CAUSES) return "[cause chain cut]";
-  if (!(cause instanceof Error)) return redactDeep(cause);
-  const copy = new Error(redactText(String(cause.message)));
-  const fields = cause as unknown as Record<string, unknown>;
-  for (const key of extraFields(cause)) {
-    Object.defineProperty(copy, key, {
-      value: redactDeep(fields[key]),
-      writable: true,
-      configurable: true,
-      enumerable: Object.prototype.propertyIsEnumerable.call(cause, key),
-    });
+/** A full copy with every string redacted; errors stay errors (name, fields and cause kept). */
+function copyRedacted(value: unknown, done: Map<object, unknown>, depth: number): unknown {
+  if (typeof value === "string") return redactText(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (done.has(value)) return done.get(value) ?? "[circular]";
+  if (depth >= MAX_DEPTH) return "[nested too deep]";
+  done.set(value, undefined);
+  let copy: unknown;
+  if (Array.isArray(value)) {
+    copy = value.map((item) => copyRedacted(item, done, depth + 1));
+  } else if (value instanceof Error) {
+    const error = new Error(redactText(String(value.message)));
+    Object.defineProperty(error, "name", { value: value.name, writable: true, configurable: true });
+    error.stack = typeof value.stack === "string" ? redactText(value.stack) : error.message;
+    for (const [key, item] of errorParts(value).slice(2)) {
+      Object.defineProperty(error, key, {
+        value: copyRedacted(item, done, depth + 1),
+        writable: true,
+        configurable: true,
+        enumerable: Object.prototype.propertyIsEnumerable.call(value, key),
+      });
+    }
+    copy = error;
+  } else {
+    // fromEntries defines keys, so a `__proto__` key stays a key instead of becoming a prototype.
+    copy = Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        redactText(key),
+        copyRedacted(item, done, depth + 1),
+      ]),
+    );
   }
-  if (!Object.hasOwn(cause, "name")) {
-    Object.defineProperty(copy, "name", { value: cause.name, writable: true, configurable: true });
-  }
-  copy.stack = typeof cause.stack === "string" ? redactText(cause.stack) : String(copy.message);
-  if (cause.cause !== undefined) copy.cause = redactCause(cause.cause, depth + 1);
+  done.set(value, copy);
   return copy;
 }

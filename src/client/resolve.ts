@@ -4,7 +4,7 @@
  * caller's; a built one belongs to the object that built it and needs no closing, because its
  * pooled sockets are released once idle (nothing leaks, and a process exits on its own).
  */
-import { StudioConfigError } from "../errors";
+import { StudioConfigError, StudioValidationError } from "../errors";
 import { StudioClient } from "./index";
 import type { StudioClientOptions } from "./types";
 
@@ -45,7 +45,10 @@ export function resolveClient(fields: StudioClientFields): StudioClient {
   const options = pickClientOptions(fields);
   if (fields.client === undefined) return new StudioClient(options);
   if (!(fields.client instanceof StudioClient)) {
-    throw new StudioConfigError("client", undefined, '"client" must be a StudioClient instance.');
+    throw new StudioValidationError(
+      "client",
+      "must be a StudioClient instance (or leave it out and pass the client options)",
+    );
   }
   const extra = Object.keys(options);
   if (extra.length > 0) {

@@ -155,3 +155,29 @@ export function foreignContent(items: readonly ContentItem[]): string | unknown[
     return { type: "non_standard", value: item };
   });
 }
+
+/**
+ * Lone surrogates (half of a UTF-16 pair, without the other half) are not Unicode: a service that
+ * stores text as UTF-8 turns each into U+FFFD. Metadata survives (its JSON escapes them), but
+ * content items do not, so the codec writes such a text item escaped and lists it in the record's
+ * `esc`: every `\` becomes `\\` and every lone surrogate `\uXXXX`, which reads back exactly.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const TO_ESCAPE = new RegExp(`\\\\|${LONE_SURROGATE.source}`, "g");
+const ESCAPED = /\\(\\|u[0-9a-f]{4})/g;
+
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+export function escapeLoneSurrogates(text: string): string {
+  return text.replace(TO_ESCAPE, (match) =>
+    match === "\\" ? "\\\\" : `\\u${match.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+export function unescapeLoneSurrogates(text: string): string {
+  return text.replace(ESCAPED, (_, code: string) =>
+    code === "\\" ? "\\" : String.fromCharCode(Number.parseInt(code.slice(1), 16)),
+  );
+}

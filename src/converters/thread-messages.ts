@@ -6,10 +6,12 @@
  * dashboard); everything else travels in metadata:
  *   - `lc_type`: the LangChain message type (system, tool... are `user` messages on the wire),
  *   - `lc_id`: the client-made id of the write, used to confirm ambiguous writes,
- *   - `lc_data_0..n`: JSON of `{ data, refs }`, where `data` is core's stored-message data
- *     (`StoredMessage.data`) without what already sits in the content items, and `refs` says which
- *     content values the items fill back in (see `thread-content.ts`).
- * Messages without `lc_type` were written by someone else and load as plain human/AI messages.
+ *   - `lc_data_0..n`: JSON of `{ data, refs, esc }`, where `data` is core's stored-message data
+ *     (`StoredMessage.data`) without what already sits in the content items, `refs` says which
+ *     content values the items fill back in, and `esc` which text items are written escaped
+ *     because they hold lone surrogates (see `thread-content.ts`).
+ * Messages without `lc_type` were written by someone else and load as plain human, AI or system
+ * messages (by their role).
  */
 import {
   AIMessage,
@@ -20,11 +22,20 @@ import {
   type MessageContent,
   mapStoredMessageToChatMessage,
   type StoredMessage,
+  SystemMessage,
 } from "@langchain/core/messages";
 import type { ThreadMessage, ThreadMessageInput } from "../api-types";
-import { PATHS } from "../api-types";
+import { contentItemText, PATHS } from "../api-types";
 import { StudioResponseError, StudioValidationError } from "../errors";
-import { type ContentRef, foreignContent, restoreContent, splitContent } from "./thread-content";
+import {
+  type ContentRef,
+  escapeLoneSurrogates,
+  foreignContent,
+  hasLoneSurrogate,
+  restoreContent,
+  splitContent,
+  unescapeLoneSurrogates,
+} from "./thread-content";
 import {
   CODEC_KEYS,
   dataEntries,
@@ -40,6 +51,8 @@ type Fields = Record<string, unknown>;
 interface CodecRecord {
   data?: Fields;
   refs?: ContentRef[];
+  /** Indexes of the text items written escaped (they held lone surrogates). */
+  esc?: number[];
 }
 
 function isEmptyObject(value: unknown): boolean {
@@ -139,9 +152,16 @@ export function encodeMessage(
   const record: CodecRecord = {};
   if (Object.keys(data).length > 0) record.data = data;
   if (refs.length > 0) record.refs = refs;
+  const esc: number[] = [];
+  items.forEach((item, index) => {
+    if (item.type !== "text" || item.text === undefined || !hasLoneSurrogate(item.text)) return;
+    item.text = escapeLoneSurrogates(item.text);
+    esc.push(index);
+  });
+  if (esc.length > 0) record.esc = esc;
 
   let json = "";
-  if (record.data || record.refs) {
+  if (record.data || record.refs || record.esc) {
     try {
       json = JSON.stringify(record);
     } catch (error) {
@@ -198,14 +218,21 @@ function parseRecord(json: string | undefined): CodecRecord {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new Error("the metadata record is not a JSON object");
   }
-  const { data, refs } = parsed as Fields;
+  const { data, refs, esc } = parsed as Fields;
   if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) {
     throw new Error("the metadata record's data is not an object");
   }
   if (refs !== undefined && !Array.isArray(refs)) {
     throw new Error("the metadata record's refs are not a list");
   }
-  return { data: data as Fields | undefined, refs: refs as ContentRef[] | undefined };
+  if (esc !== undefined && !(Array.isArray(esc) && esc.every(Number.isInteger))) {
+    throw new Error("the metadata record's esc is not a list of item indexes");
+  }
+  return {
+    data: data as Fields | undefined,
+    refs: refs as ContentRef[] | undefined,
+    esc: esc as number[] | undefined,
+  };
 }
 
 function decodeForeign(threadMessage: ThreadMessage): BaseMessage {
@@ -213,17 +240,25 @@ function decodeForeign(threadMessage: ThreadMessage): BaseMessage {
   const id = threadMessage.id;
   if (threadMessage.role === "assistant") return new AIMessage({ content, id });
   if (threadMessage.role === "user") return new HumanMessage({ content, id });
-  // The notes allow only user/assistant; a service that sends another role still loses nothing.
+  // Other tools of the service family write system messages (the notes say to read them so).
+  if (threadMessage.role === "system") return new SystemMessage({ content, id });
+  // Any other role still loses nothing.
   return new ChatMessage({ content, id, role: threadMessage.role });
 }
 
 function decodeOwn(threadMessage: ThreadMessage, type: string): BaseMessage {
   const record = parseRecord(readDataEntries(threadMessage.metadata ?? {}));
   const data: Fields = { ...record.data };
+  const escaped = new Set(record.esc ?? []);
+  const items = threadMessage.content.map((item, index) => {
+    const text = contentItemText(item);
+    if (!escaped.has(index) || text === undefined) return item;
+    return { ...item, text: unescapeLoneSurrogates(text) };
+  });
   const content = restoreContent(
     "content" in data ? data.content : undefined,
     record.refs ?? [],
-    threadMessage.content,
+    items,
   );
   const message = mapStoredMessageToChatMessage({
     type,
@@ -241,7 +276,8 @@ function decodeOwn(threadMessage: ThreadMessage, type: string): BaseMessage {
 
 /**
  * Decodes a thread message. Messages written by this codec come back equal to what was encoded;
- * others load as `HumanMessage` (`user`) or `AIMessage` (`assistant`) with the thread message id.
+ * others load as `HumanMessage` (`user`), `AIMessage` (`assistant`) or `SystemMessage` (`system`)
+ * with the thread message id.
  * Throws `StudioResponseError` when a message carries codec metadata that cannot be read back.
  */
 export function decodeMessage(threadMessage: ThreadMessage): BaseMessage {

@@ -7,11 +7,17 @@ import type { Usage } from "../api-types";
 
 export function convertUsage(usage: Usage | null | undefined): UsageMetadata | undefined {
   if (usage == null) return undefined;
-  return {
+  const out: UsageMetadata = {
     input_tokens: usage.prompt_tokens,
     output_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens,
   };
+  // The details LangChain has a place for; a detail the server did not send is not made up.
+  const cached = usage.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === "number") out.input_token_details = { cache_read: cached };
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === "number") out.output_token_details = { reasoning };
+  return out;
 }
 
 /** LangChain's token usage shape for LLM results (`llmOutput.tokenUsage`), all fields known. */

@@ -1,6 +1,8 @@
 /**
  * The two auth rules of the spec: completions carry the key in `Authorization` (raw, or `Bearer`
  * for OpenAI-style clients), studio calls in `X-Service-Key`. Listing public models needs none.
+ * An organization may come as `X-Org-Id` on completions (the spec) and on studio calls (the
+ * notes); the emulator has one organization, so any non-blank id is accepted.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "./http-error";
@@ -17,6 +19,7 @@ export const SECRET_HEADERS = new Set([
 
 export function checkAuth(kind: AuthKind, headers: IncomingHttpHeaders, apiKey: string): void {
   if (kind === "none") return;
+  checkOrgId(headers);
   if (kind === "inference") {
     const value = headers.authorization;
     if (!value) {
@@ -47,4 +50,16 @@ export function checkAuth(kind: AuthKind, headers: IncomingHttpHeaders, apiKey: 
 
 function unauthorized(message: string, code: string): HttpError {
   return new HttpError(401, message, { code });
+}
+
+function checkOrgId(headers: IncomingHttpHeaders): void {
+  const value = headers["x-org-id"];
+  if (value === undefined) return;
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new HttpError(
+      400,
+      "X-Org-Id must be an organization id (a non-blank string); leave the header out to use the default organization.",
+      { code: "invalid_org_id", param: "X-Org-Id" },
+    );
+  }
 }

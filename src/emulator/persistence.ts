@@ -52,8 +52,9 @@ export async function loadSnapshot(file: string): Promise<Snapshot | undefined> 
       `it is not emulator data${where} (${issue?.message ?? "unexpected shape"})`,
     );
   }
-  // Checked against the wire schemas above; the records are what the emulator itself wrote.
-  return parsed.data as unknown as Snapshot;
+  // Checked against the wire schemas above; the records are what the emulator itself wrote. The
+  // parsed JSON itself is kept, not zod's copy: that copy drops a metadata key named "__proto__".
+  return json as Snapshot;
 }
 
 export class Persister {

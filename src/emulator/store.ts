@@ -20,7 +20,8 @@ export interface MessageRecord {
   object: "thread.message";
   createdAt: string;
   threadId: string;
-  role: "user" | "assistant";
+  /** `system` is what other tools of the service family write; the package writes user/assistant. */
+  role: "user" | "assistant" | "system";
   content: ContentItemRecord[];
   attachments: unknown[];
   assistantId: string | null;

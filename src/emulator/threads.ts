@@ -18,6 +18,20 @@ import {
 } from "./validate";
 
 const CONTENT_TYPES = new Set(["text", "image_file", "image_url"]);
+/** Roles a message may be written with: the notes' two, and `system`, which other tools write. */
+const ROLES = new Set(["user", "assistant", "system"]);
+
+/**
+ * Checked metadata, with every key kept as an own property: `__proto__` is a key like any other
+ * (a plain `out[key] = value` copy would set the prototype instead and lose it).
+ */
+function readMetadata(body: Json, key: string, path = key): Record<string, string> {
+  optionalMetadata(body, key, path);
+  const value = body[key];
+  return isObject(value)
+    ? (Object.fromEntries(Object.entries(value)) as Record<string, string>)
+    : {};
+}
 
 export function threadRoutes(store: Store, prefix: string): Route[] {
   const thread = (ctx: RequestContext) => {
@@ -46,7 +60,7 @@ export function threadRoutes(store: Store, prefix: string): Route[] {
         const datasetId = optionalString(body, "datasetId");
         const record = store.createThread(
           {
-            metadata: optionalMetadata(body, "metadata"),
+            metadata: readMetadata(body, "metadata"),
             title: optionalString(body, "title") ?? null,
             toolResources: optionalObject(body, "toolResources") ?? {},
             ...(datasetId ? { datasetId } : {}),
@@ -143,8 +157,8 @@ export function readMessage(value: unknown, path: string): NewMessage {
   const role = value.role;
   if (role === undefined || role === null)
     throw invalid(at("role"), "is required", "missing_field");
-  if (role !== "user" && role !== "assistant") {
-    throw invalid(at("role"), `must be "user" or "assistant" (got ${describe(role)})`);
+  if (typeof role !== "string" || !ROLES.has(role)) {
+    throw invalid(at("role"), `must be "user", "assistant" or "system" (got ${describe(role)})`);
   }
   const attachments = (optionalArray(value, "attachments", at("attachments")) ?? []).map((a, i) => {
     if (!isObject(a) || typeof a.fileId !== "string") {
@@ -153,12 +167,12 @@ export function readMessage(value: unknown, path: string): NewMessage {
     return a;
   });
   return {
-    role,
+    role: role as NewMessage["role"],
     content: readContent(value, at("content")),
     attachments,
     assistantId: optionalString(value, "assistantId", at("assistantId")) ?? null,
     runId: optionalString(value, "runId", at("runId")) ?? null,
-    metadata: optionalMetadata(value, "metadata", at("metadata")),
+    metadata: readMetadata(value, "metadata", at("metadata")),
   };
 }
 

@@ -49,6 +49,8 @@ interface ThreadView {
   reader: RecordReader;
   /** Reads run one after another, so no message is applied twice. */
   reading: Promise<unknown>;
+  /** The first write's look-up or creation of the service thread, shared by concurrent writes. */
+  resolving: Promise<string> | undefined;
 }
 
 export class CheckpointThreads {
@@ -118,16 +120,7 @@ export class CheckpointThreads {
       try {
         await this.#send(serviceThreadId, message);
       } catch (error) {
-        const part = messages.length === 1 ? "" : ` (part ${i + 1} of ${messages.length})`;
-        const stored =
-          i === 0 ? "Nothing of it is stored" : `Parts 1 to ${i} of ${messages.length} are stored`;
-        const unknown = isAmbiguousWriteFailure(error)
-          ? `; whether the failed message${part} is stored is unknown`
-          : "";
-        throw new StudioError(
-          `Could not save ${what} of LangGraph thread "${threadId}" in service thread ${serviceThreadId}${part}: ${(error as Error).message}. ${stored}${unknown}. A record with a part missing is ignored when read, so the thread reads as if this write never happened; running the step again is safe.`,
-          { cause: error },
-        );
+        throw writeError(threadId, serviceThreadId, what, i, messages.length, error);
       }
     }
   }
@@ -144,9 +137,17 @@ export class CheckpointThreads {
     }
   }
 
-  async #ensureThread(threadId: string): Promise<string> {
+  #ensureThread(threadId: string): Promise<string> {
     const view = this.#view(threadId);
-    if (view.serviceThreadId) return view.serviceThreadId;
+    if (view.serviceThreadId) return Promise.resolve(view.serviceThreadId);
+    // LangGraph saves a step's checkpoint and writes concurrently: one look-up serves them all.
+    view.resolving ??= this.#findOrCreate(threadId, view).finally(() => {
+      view.resolving = undefined;
+    });
+    return view.resolving;
+  }
+
+  async #findOrCreate(threadId: string, view: ThreadView): Promise<string> {
     const found = await findSessionThread(this.client, threadId, CHECKPOINT_KIND, this.#scope());
     if (found) {
       view.serviceThreadId = found;
@@ -205,6 +206,34 @@ export class CheckpointThreads {
   }
 }
 
+/** Says exactly what of a record is stored after message `failedAt` of `count` failed. */
+function writeError(
+  threadId: string,
+  serviceThreadId: string,
+  what: string,
+  failedAt: number,
+  count: number,
+  cause: unknown,
+): StudioError {
+  const failed = count === 1 ? "it" : `part ${failedAt + 1} of ${count}`;
+  const state = isAmbiguousWriteFailure(cause) ? "may or may not be stored" : "is not stored";
+  const before =
+    count === 1
+      ? ""
+      : failedAt === 0
+        ? " No part before it is stored."
+        : ` Parts 1 to ${failedAt} are stored.`;
+  const later = count > failedAt + 1 ? " Later parts were not sent." : "";
+  const reading =
+    count === 1
+      ? "A record stored twice reads as once, so running the step again is safe."
+      : "A record with a part missing is ignored when read, and running the step again is safe.";
+  return new StudioError(
+    `Could not save ${what} of LangGraph thread "${threadId}" in service thread ${serviceThreadId}: ${(cause as Error)?.message ?? String(cause)}. ${failed[0]!.toUpperCase()}${failed.slice(1)} ${state}.${before}${later} ${reading}`,
+    { cause },
+  );
+}
+
 function fresh(): ThreadView {
   return {
     serviceThreadId: undefined,
@@ -212,6 +241,7 @@ function fresh(): ThreadView {
     log: new CheckpointLog(),
     reader: new RecordReader(),
     reading: Promise.resolve(),
+    resolving: undefined,
   };
 }
 

@@ -224,10 +224,9 @@ function parseOrThrow<T>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).map(String);
-  let bad: unknown = value;
-  for (const key of path) bad = (bad as Record<string, unknown> | undefined)?.[key];
-  const field = [fieldName(path[0] ?? "options"), ...path.slice(1)].join(".");
+  const key = String(issue?.path[0] ?? "options");
+  const bad = (value as Record<string, unknown>)[key];
+  const field = fieldName(key);
   throw new StudioValidationError(
     field,
     `${issue?.message ?? "is invalid"} (got ${describeValue(bad)})`,

@@ -117,8 +117,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   maxConcurrency?: number;
   modelKwargs?: Record<string, unknown>;
 
-  /** The client this model sends through: the `client` option, or one built from the options. */
-  readonly client: StudioClient;
+  readonly #client: StudioClient;
 
   constructor(model: string, fields?: Omit<StudioLLMFields, "model">);
   constructor(fields: StudioLLMFields);
@@ -136,11 +135,19 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     this.timeout = fields.timeout;
     this.maxRetries = fields.maxRetries;
     defineApiKey(this, fields.apiKey);
-    this.client = resolveClient(fields);
+    this.#client = resolveClient(fields);
   }
 
   override _llmType(): string {
     return "studio";
+  }
+
+  /**
+   * The client this model sends through: the `client` option, or one built from the options
+   * (a getter, so the client is no enumerable field of the model).
+   */
+  get client(): StudioClient {
+    return this.#client;
   }
 
   /** The snake_case request parameters for a call: call option, else field, then `modelKwargs`. */
@@ -205,11 +212,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     runManager: CallbackManagerForLLMRun | undefined,
   ): Promise<PromptResult> {
     if (!this.streaming) {
-      const body: TextCompletionRequest = {
-        ...this.invocationParams(options),
-        prompt,
-        stream: false,
-      };
+      const body: TextCompletionRequest = { ...this.invocationParams(options), prompt };
       const completion = await this.client.textCompletion(body, requestOptions(options));
       const generations = convertTextCompletionToGenerations(completion, body.model);
       if (generations.length === 0) throw noChoicesError();

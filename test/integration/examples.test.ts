@@ -1,9 +1,11 @@
 /**
  * Smoke test: every `examples/*.ts` runs to a zero exit, exactly as a user would run it
  * (`npx tsx examples/<name>.ts`), against its own emulator. New examples are picked up by
- * listing the folder, so none can be forgotten.
+ * listing the folder, so none can be forgotten. The examples import "langchain-studio" by name,
+ * which resolves to the built dist/ (the package's self-reference), so they run and type-check
+ * against what users install: `npm test` builds before vitest runs.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -46,6 +48,9 @@ describe("examples", () => {
 
   beforeAll(
     async () => {
+      if (!existsSync(join(REPO_ROOT, "dist/index.js"))) {
+        throw new Error("dist/ is missing: run `npm run build` before the examples test");
+      }
       results = await runAll(examples);
     },
     // Worst case: every example runs into its own timeout, two at a time.
@@ -54,6 +59,22 @@ describe("examples", () => {
 
   it("finds the examples", () => {
     expect(examples.length).toBeGreaterThan(0);
+  });
+
+  it("type-check against the built package's declarations", async () => {
+    const result = await runCommand(
+      process.execPath,
+      [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "examples", "--noEmit"],
+      { env: process.env, timeoutMs: 120_000 },
+    );
+    expect(result.code === 0, `tsc -p examples: ${describeRun(result, 3000)}`).toBe(true);
+  }, 130_000);
+
+  it("import the package by name, never from the sources", () => {
+    for (const name of [...examples, "lib/backend.ts"]) {
+      const text = readFileSync(join(REPO_ROOT, "examples", name), "utf8");
+      expect(text, name).not.toMatch(/from "(\.\.\/)+src/);
+    }
   });
 
   it.each(examples)("%s exits 0", (name) => {

@@ -6,7 +6,7 @@
  * worker's own `fetch` reaches the emulator on 127.0.0.1 without any outbound service. `cf: false`
  * keeps miniflare from downloading its `Request.cf` sample: the run stays on loopback.
  */
-import { dirname } from "node:path";
+import { readFile } from "node:fs/promises";
 import { Log, LogLevel, Miniflare } from "miniflare";
 
 const [bundlePath, optionsJson] = process.argv.slice(2);
@@ -23,9 +23,9 @@ function report(error) {
 }
 
 const mf = new Miniflare({
-  modules: true,
-  scriptPath: bundlePath,
-  modulesRoot: dirname(bundlePath),
+  // The bundle as one module, listed the way wrangler hands its bundle over; left to scan it,
+  // miniflare would refuse any `import(variable)` even on a path the worker never takes.
+  modules: [{ type: "ESModule", path: "worker.js", contents: await readFile(bundlePath, "utf8") }],
   cf: false,
   compatibilityDate: "2026-04-01",
   compatibilityFlags: [],

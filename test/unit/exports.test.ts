@@ -52,10 +52,7 @@ describe("root exports", () => {
 
 describe("langchain-studio/agents exports", () => {
   it("are the agent loader and its error", () => {
-    expect(Object.keys(agents).sort()).toEqual([
-      "StudioMaxIterationsError",
-      "loadAssistantAgent",
-    ]);
+    expect(Object.keys(agents).sort()).toEqual(["StudioMaxIterationsError", "loadAssistantAgent"]);
     expect(agents.StudioMaxIterationsError.prototype).toBeInstanceOf(root.StudioError);
   });
 });

@@ -8,8 +8,8 @@ import { type AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messa
 import { tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
-import type { Assistant } from "../../../src/api-types";
 import { loadAssistantAgent, StudioMaxIterationsError } from "../../../src/agents";
+import type { Assistant } from "../../../src/api-types";
 import { createAssistant, getAssistant, listAssistants } from "../../../src/assistants";
 import type { CreateAssistantInput } from "../../../src/assistants/types";
 import { StudioClient } from "../../../src/client";

@@ -13,11 +13,7 @@ import {
   listAssistants,
 } from "../../../src/assistants";
 import { StudioClient } from "../../../src/client";
-import {
-  StudioConfigError,
-  StudioNotFoundError,
-  StudioValidationError,
-} from "../../../src/errors";
+import { StudioConfigError, StudioNotFoundError, StudioValidationError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator();

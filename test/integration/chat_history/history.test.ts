@@ -181,10 +181,12 @@ describe("StudioChatMessageHistory against the emulator", () => {
     expect(even).toEqual(Array.from({ length: 12 }, (_, i) => `t${22 - 2 * i}`));
   });
 
-  it("loads messages written by others as human and AI messages", async () => {
+  it("loads messages written by others as system, human and AI messages", async () => {
     const client = new StudioClient(options());
     const thread = await client.createThread({
       messages: [
+        // Other tools of the service family write system messages.
+        { role: "system" as "user", content: "Be kind." },
         { role: "user", content: "Hello from the dashboard" },
         {
           role: "assistant",
@@ -196,6 +198,7 @@ describe("StudioChatMessageHistory against the emulator", () => {
     const history = await StudioChatMessageHistory.fromThreadId(thread.id, { client });
     const messages = await history.getMessages();
     expect(messages.map((m) => [m.getType(), m.content])).toEqual([
+      ["system", "Be kind."],
       ["human", "Hello from the dashboard"],
       ["ai", "Hi"],
     ]);

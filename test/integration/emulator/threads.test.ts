@@ -144,7 +144,7 @@ describe("threads", () => {
   });
 
   const invalid: [string, Record<string, unknown>, string][] = [
-    ["a system message", { messages: [{ role: "system", content: "x" }] }, "messages[0].role"],
+    ["a tool message", { messages: [{ role: "tool", content: "x" }] }, "messages[0].role"],
     ["a message without role", { messages: [{ content: "x" }] }, "messages[0].role"],
     ["a message without content", { messages: [{ role: "user" }] }, "messages[0].content"],
     [
@@ -294,7 +294,7 @@ describe("messages", () => {
   });
 
   it.each([
-    [{ role: "system", content: "x" }, "role"],
+    [{ role: "developer", content: "x" }, "role"],
     [{ role: "tool", content: "x" }, "role"],
     [{ role: "user" }, "content"],
     [{ role: "user", content: 5 }, "content"],
@@ -380,5 +380,53 @@ describe("messages", () => {
       .filter((r) => r.method === "POST" && r.path.endsWith("/messages"))
       .map((r) => (r.body as { content: string }).content);
     expect(listed.map((m) => m.content[0]!.text)).toEqual(arrived);
+  });
+});
+
+describe("what other tools write, and organizations (issues 13.16, 14.12, 14.13)", () => {
+  it("accepts and returns system messages, in a new thread and added to one", async () => {
+    const { body: thread } = await createThread({
+      messages: [{ role: "system", content: "Be brief." }],
+    });
+    const added = await addMessage(thread.id, { role: "system", content: "Use French." });
+    expect(added.status).toBe(200);
+    const { body } = await listMessages(thread.id, "order=asc");
+    expect(body.data.map((m) => [m.role, m.content[0]?.text])).toEqual([
+      ["system", "Be brief."],
+      ["system", "Use French."],
+    ]);
+  });
+
+  it("stores and returns a metadata key named __proto__ like any other, on threads and messages", async () => {
+    const raw = '{"__proto__":"p","constructor":"c","k":"v"}';
+    const thread = await call<Thread & Err>("POST", `${emulator.handle.baseUrl}${PATHS.threads}`, {
+      raw: `{"metadata":${raw},"messages":[{"role":"user","content":"x","metadata":${raw}}]}`,
+      headers: { "x-service-key": emulator.handle.apiKey, "content-type": "application/json" },
+    });
+    expect(thread.status).toBe(200);
+    expect(thread.text).toContain('"metadata":{"__proto__":"p","constructor":"c","k":"v"}');
+    const got = await studio(emulator.handle, "GET", PATHS.thread(thread.body.id));
+    expect(got.text).toContain('"__proto__":"p"');
+    const messages = await listMessages(thread.body.id, "order=asc");
+    expect(messages.text).toContain('"metadata":{"__proto__":"p","constructor":"c","k":"v"}');
+  });
+
+  it("accepts X-Org-Id on studio calls and refuses a blank one", async () => {
+    const headers = { "x-service-key": emulator.handle.apiKey, "x-org-id": "org_42" };
+    const url = `${emulator.handle.baseUrl}${PATHS.threads}`;
+    expect((await call("POST", url, { body: {}, headers })).status).toBe(200);
+    expect((await call("GET", url, { headers })).status).toBe(200);
+    const dataset = await call(
+      "POST",
+      `${emulator.handle.baseUrl}${PATHS.listDatasetThreadsMessages}`,
+      {
+        body: { datasetId: "d", auth: { organization: "org_42" }, page: { limit: 1 } },
+        headers,
+      },
+    );
+    expect(dataset.status).toBe(200);
+    const blank = await call<Err>("GET", url, { headers: { ...headers, "x-org-id": " " } });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.param).toBe("X-Org-Id");
   });
 });

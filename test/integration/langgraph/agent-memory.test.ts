@@ -156,7 +156,7 @@ describe("human in the loop", () => {
       { request: "refund #7" },
       config,
     );
-    expect(paused.__interrupt__).toEqual([
+    expect((paused as { __interrupt__?: unknown }).__interrupt__).toEqual([
       expect.objectContaining({ value: { question: "Approve refund #7?" } }),
     ]);
 

@@ -5,7 +5,7 @@
  * git) so that the package's dependencies and peers, `langchain` included, resolve from the
  * repo's node_modules without any network install; without-langchain.test.ts covers the rest.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packInto, REPO_ROOT as root, run } from "./pack";
@@ -31,6 +31,20 @@ describe("the packed package", () => {
     );
     expect(outside).toEqual([]);
     expect(packedFiles).toEqual(expect.arrayContaining(["README.md", "LICENSE", "package.json"]));
+  });
+
+  it("ships every file its exports map names, declarations included", async () => {
+    const manifest = JSON.parse(await readFile(path.join(root, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    const targets = new Set<string>();
+    const collect = (value: unknown): void => {
+      if (typeof value === "string") targets.add(value.replace(/^\.\//, ""));
+      else if (value && typeof value === "object") Object.values(value).forEach(collect);
+    };
+    collect(manifest.exports);
+    expect([...targets].filter((file) => file.endsWith(".d.ts")).length).toBeGreaterThan(3);
+    expect([...targets].filter((file) => !packedFiles.includes(file))).toEqual([]);
   });
 
   it("imports from an ESM project (root and ./emulator subpath)", async () => {

@@ -31,16 +31,12 @@ function snippetsOf(markdown: string): { heading: string; code: string }[] {
   return out;
 }
 
+/** `langchain-studio` and its subpaths (`/agents`, `/emulator`, `/langgraph`) -> their sources. */
 function pointAtSources(code: string): string {
-  return code
-    .replaceAll(
-      'from "langchain-studio/emulator"',
-      `from ${JSON.stringify(path.join(root, "src/emulator/index.ts"))}`,
-    )
-    .replaceAll(
-      'from "langchain-studio"',
-      `from ${JSON.stringify(path.join(root, "src/index.ts"))}`,
-    );
+  return code.replace(/from "langchain-studio(?:\/(\w+))?"/g, (_match, subpath?: string) => {
+    const source = path.join(root, "src", subpath ?? "", "index.ts");
+    return `from ${JSON.stringify(source)}`;
+  });
 }
 
 const readme = await readFile(path.join(root, "README.md"), "utf8");

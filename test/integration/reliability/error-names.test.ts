@@ -44,10 +44,13 @@ async function minified(entry: string, name: string): Promise<Record<string, unk
 }
 
 /** Every exported class that builds an Error, by its export name. */
-function errorClasses(module: Record<string, unknown>): [string, new (...args: never[]) => Error][] {
+function errorClasses(
+  module: Record<string, unknown>,
+): [string, new (...args: never[]) => Error][] {
   return Object.entries(module).filter(
     (entry): entry is [string, new (...args: never[]) => Error] =>
-      typeof entry[1] === "function" && (entry[1] as { prototype?: unknown }).prototype instanceof Error,
+      typeof entry[1] === "function" &&
+      (entry[1] as { prototype?: unknown }).prototype instanceof Error,
   );
 }
 

@@ -5,9 +5,10 @@
  * see: message, stack, String, JSON.stringify, util.inspect at any depth (causes included),
  * `err.body`, `err.headers`, nor in what LangChain hands to callbacks. Both transports.
  */
+
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { inspect } from "node:util";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient, type StudioClientOptions } from "../../../src/client";
@@ -50,12 +51,15 @@ function views(error: unknown): string[] {
 
 function expectClean(error: unknown, what: string): void {
   expect(error, what).toBeInstanceOf(StudioError);
-  for (const view of views(error)) expect(pieceIn(view), `${what}: ${view.slice(0, 200)}`).toBe(undefined);
+  for (const view of views(error))
+    expect(pieceIn(view), `${what}: ${view.slice(0, 200)}`).toBe(undefined);
 }
 
 /** The key as the server received it, in the forms a careless server echoes. */
 function forms(key: string) {
-  const unicode = [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  const unicode = [...key]
+    .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .join("");
   return {
     unicode,
     slashes: key.replaceAll("/", "\\/"),
@@ -89,14 +93,23 @@ const SCENARIOS: Record<string, Scenario> = {
     send(
       res,
       307,
-      { location: `https://elsewhere.test/login?key=${f.url}&again=${f.urlTwice}`, "x-debug": f.url },
+      {
+        location: `https://elsewhere.test/login?key=${f.url}&again=${f.urlTwice}`,
+        "x-debug": f.url,
+      },
       "",
     );
   },
-  "500, a huge JSON body (past the error-body limit) with the key escaped everywhere": (key, res) => {
+  "500, a huge JSON body (past the error-body limit) with the key escaped everywhere": (
+    key,
+    res,
+  ) => {
     const f = forms(key);
     const filler = "x".repeat(1000);
-    const parts = Array.from({ length: 200 }, (_, i) => `"${filler}${i % 2 ? f.unicode : f.slashes}"`);
+    const parts = Array.from(
+      { length: 200 },
+      (_, i) => `"${filler}${i % 2 ? f.unicode : f.slashes}"`,
+    );
     send(res, 500, JSON_TYPE, `{"error":{"message":"${f.unicode}"},"log":[${parts.join(",")}]}`);
   },
   "502, an HTML page whose echo is cut at 200 characters": (key, res) => {
@@ -226,7 +239,11 @@ describe("a server echoing the key in any form: errors never show a piece of it"
       expectClean(viaModel, "ChatStudio streaming invoke");
       expect(seen.length).toBeGreaterThan(0);
       for (const error of seen) expectClean(error, "handleLLMError");
-      expect([direct, viaModel].some((e) => e instanceof StudioStreamError || e instanceof StudioAPIError)).toBe(true);
+      expect(
+        [direct, viaModel].some(
+          (e) => e instanceof StudioStreamError || e instanceof StudioAPIError,
+        ),
+      ).toBe(true);
     } finally {
       await c.close();
     }

@@ -115,8 +115,7 @@ describe("request timeout", () => {
     const before = server.openSockets();
     const model = new ChatStudio({
       model: MODEL,
-      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0 }),
-      timeout: 400,
+      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0, timeout: 400 }),
     });
     const { error, ms } = await timed(model.invoke("hello"));
     expect(error).toBeInstanceOf(StudioTimeoutError);
@@ -136,8 +135,7 @@ describe("request timeout", () => {
   it("StudioLLM: the constructor timeout fires within its bound as StudioTimeoutError", async () => {
     const llm = new StudioLLM({
       model: MODEL,
-      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0 }),
-      timeout: 300,
+      client: client({ proxyUrl: `${server.origin}/stall`, maxRetries: 0, timeout: 300 }),
     });
     const { error, ms } = await timed(llm.invoke("hello"));
     expect(error).toBeInstanceOf(StudioTimeoutError);
@@ -201,8 +199,12 @@ describe("emulator latency", () => {
   it("a slow chat completion times out within its bound", async () => {
     const model = new ChatStudio({
       model: MODEL,
-      client: client({ proxyUrl: emulator.proxyUrl, apiKey: emulator.apiKey, maxRetries: 0 }),
-      timeout: 500,
+      client: client({
+        proxyUrl: emulator.proxyUrl,
+        apiKey: emulator.apiKey,
+        maxRetries: 0,
+        timeout: 500,
+      }),
     });
     const { error, ms } = await timed(model.invoke("hello"));
     expect(error).toBeInstanceOf(StudioTimeoutError);

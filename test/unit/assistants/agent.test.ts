@@ -18,10 +18,10 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
-import type { ChatTool } from "../../../src/api-types";
 import { buildAssistantAgent } from "../../../src/agents/agent";
 import { StudioMaxIterationsError } from "../../../src/agents/errors";
 import type { AgentMessageHistory } from "../../../src/agents/types";
+import type { ChatTool } from "../../../src/api-types";
 
 interface ScriptedCallOptions extends BaseChatModelCallOptions {
   tools?: BindToolsInput[];

@@ -1,13 +1,13 @@
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/v4";
-import type { Assistant, Model } from "../../../src/api-types";
 import {
   modelUrisById,
   resolveModelSettings,
   sameModelSettings,
 } from "../../../src/agents/model-refs";
 import { matchTools } from "../../../src/agents/tool-match";
+import type { Assistant, Model } from "../../../src/api-types";
 import { StudioValidationError } from "../../../src/errors";
 
 const impl = (name: string) =>

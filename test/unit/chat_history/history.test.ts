@@ -134,6 +134,34 @@ describe("StudioChatMessageHistory (against an in-memory client)", () => {
     expect(() => history(fake, { threadId: "" })).toThrow(/threadId/);
   });
 
+  it("refuses wrong option types and a non-array batch with StudioValidationError naming the field, sending nothing (issue 13.12)", async () => {
+    const fake = new FakeThreads();
+    const field = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        expect(error).toBeInstanceOf(StudioValidationError);
+        return (error as StudioValidationError).field;
+      }
+      return "nothing thrown";
+    };
+    expect(field(() => history(fake, { title: 42 }))).toBe("title");
+    expect(field(() => history(fake, { datasetId: 7 }))).toBe("datasetId");
+    expect(field(() => history(fake, { datasetId: "" }))).toBe("datasetId");
+    for (const confirmDelayMs of [-1, Number.NaN, Number.POSITIVE_INFINITY, "5", 60_001]) {
+      expect(field(() => history(fake, { confirmDelayMs }))).toBe("confirmDelayMs");
+    }
+    expect(field(() => history(fake, { maxMessages: 1.5 }))).toBe("maxMessages");
+    expect(field(() => history(fake, { sessionId: "s", threadId: "t" }))).toBe("sessionId");
+    const h = history(fake, { threadId: "thread_1" });
+    for (const bad of ["x", null, { 0: new HumanMessage("a") }]) {
+      const error = await h.addMessages(bad as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StudioValidationError);
+      expect((error as StudioValidationError).field).toBe("messages");
+    }
+    expect(fake.calls).toEqual([]);
+  });
+
   it("never serializes the API key", () => {
     const secret = "sk-history-secret-123456";
     const h = new StudioChatMessageHistory({

@@ -5,7 +5,6 @@
 import nock from "nock";
 import type { ChatCompletion, ChatCompletionChunk } from "../../../src/api-types";
 import { ChatStudio, type ChatStudioInput } from "../../../src/chat_models";
-import { StudioClient } from "../../../src/client";
 
 export const ORIGIN = "https://studio.test";
 export const PROXY_URL = `${ORIGIN}/inference`;
@@ -14,13 +13,14 @@ export const KEY = "sk-chat-unit-secret-0123456789";
 export const MODEL = "studio/echo-small";
 
 export function newModel(fields: Partial<ChatStudioInput> = {}): ChatStudio {
-  const client = new StudioClient({
-    fetch: globalThis.fetch,
+  return new ChatStudio({
+    model: MODEL,
     apiKey: KEY,
     proxyUrl: PROXY_URL,
+    fetch: globalThis.fetch,
     maxRetries: 0,
+    ...fields,
   });
-  return new ChatStudio({ model: MODEL, client, ...fields });
 }
 
 export function completion(overrides: Partial<ChatCompletion> = {}): ChatCompletion {

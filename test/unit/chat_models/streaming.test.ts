@@ -15,6 +15,7 @@ import {
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "../../../src/api-types";
+import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import { StudioStreamError } from "../../../src/errors";
 import { KEY, MODEL, newModel, PROXY_URL, replyStream, textChunks } from "./helpers";
@@ -149,7 +150,7 @@ describe("_streamResponseChunks", () => {
       }
     }
     const client = new Canned({ apiKey: KEY, proxyUrl: PROXY_URL });
-    const chunks = await collect(await newModel({ client }).stream("hi"));
+    const chunks = await collect(await new ChatStudio({ model: MODEL, client }).stream("hi"));
     expect(concatAll(chunks).content).toBe("Hello world");
     expect(chunks.at(-1)?.usage_metadata?.total_tokens).toBe(12);
   });
@@ -196,7 +197,7 @@ describe("streaming: true", () => {
       }
     }
     const client = new Counting({ apiKey: KEY, proxyUrl: PROXY_URL });
-    const model = newModel({ client, streaming: true, maxConcurrency: 1 });
+    const model = new ChatStudio({ model: MODEL, client, streaming: true, maxConcurrency: 1 });
     const lists = [1, 2, 3].map((i) => [new HumanMessage(`hi ${i}`)]);
     const result = await model.generate(lists);
     expect(result.generations.map((g) => g[0]?.text)).toEqual([

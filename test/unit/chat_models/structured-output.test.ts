@@ -162,7 +162,7 @@ describe("configuration", () => {
   });
 
   it("an unknown method is a validation error", () => {
-    expect(() => newModel().withStructuredOutput(movieJson, { method: "jsonSchema" })).toThrow(
+    expect(() => newModel().withStructuredOutput(movieJson, { method: "xml" })).toThrow(
       StudioValidationError,
     );
   });

@@ -75,7 +75,6 @@ describe("construction", () => {
     ["modelKwargs", { modelKwargs: [] }],
     ["modelKwargs.stream", { modelKwargs: { stream: true } }],
     ["modelKwargs.messages", { modelKwargs: { messages: [] } }],
-    ["client", { client: {} }],
     ["streaming", { streaming: "yes" }],
     ["streamUsage", { streamUsage: 1 }],
     ["maxConcurrency", { maxConcurrency: 0 }],

@@ -144,9 +144,29 @@ describe("redactCause", () => {
     ).toBeUndefined();
   });
 
+  it("errors anywhere inside: AggregateError's errors, an error in a field, a cyclic cause", () => {
+    const inner = new Error(`connect to ${KEY}`);
+    const aggregate = new AggregateError([new Error("first"), inner], "all attempts failed");
+    const cyclic = new Error(`loop ${KEY}`) as Error & { cause?: unknown };
+    cyclic.cause = cyclic;
+    for (const cause of [aggregate, { details: { error: inner } }, cyclic]) {
+      const copy = redactCause(cause);
+      expect(copy).not.toBe(cause);
+      expect(
+        pieceIn(inspect(copy, { depth: Number.POSITIVE_INFINITY, showHidden: true })),
+      ).toBeUndefined();
+    }
+    const copied = redactCause(aggregate) as AggregateError;
+    expect(copied.message).toBe("all attempts failed");
+    expect((copied.errors as Error[]).map((e) => e.message)).toEqual([
+      "first",
+      "connect to [REDACTED]",
+    ]);
+  });
+
   it("cuts a chain too long to walk", () => {
     let chain: Error = new Error(`bottom ${KEY}`);
-    for (let i = 0; i < 20; i++) chain = new Error(`level ${i}`, { cause: chain });
+    for (let i = 0; i < 100; i++) chain = new Error(`level ${i}`, { cause: chain });
     const copy = redactCause(chain) as Error;
     expect(pieceIn(inspect(copy, { depth: Number.POSITIVE_INFINITY }))).toBeUndefined();
   });

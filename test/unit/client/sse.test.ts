@@ -175,15 +175,30 @@ describe("events -> payloads", () => {
 });
 
 describe("ChoiceTracker", () => {
-  it("is complete only when every seen choice finished", () => {
+  it("without [DONE], is whole only when every seen choice finished", () => {
     const t = new ChoiceTracker();
-    expect(t.complete).toBe(false);
+    expect(t.incomplete(false, 1)).toContain("before any choice");
     t.observe([{ index: 0 }, { index: 1 }]);
     t.observe([{ index: 0, finish_reason: "stop" }]);
-    expect(t.complete).toBe(false);
-    expect(t.describeCut()).toContain("choice 1");
+    expect(t.incomplete(false, 1)).toContain("choice 1");
     t.observe([{ index: 1, finish_reason: "length" }]);
-    expect(t.complete).toBe(true);
+    expect(t.incomplete(false, 1)).toBeUndefined();
+  });
+
+  it("[DONE] alone is no answer; [DONE] after a choice is one", () => {
+    const t = new ChoiceTracker();
+    expect(t.incomplete(true, 1)).toContain("before any choice arrived");
+    t.observe([{ index: 0 }]);
+    expect(t.incomplete(true, 1)).toBeUndefined();
+  });
+
+  it("a request for n choices needs n of them", () => {
+    const t = new ChoiceTracker();
+    t.observe([{ index: 0, finish_reason: "stop" }]);
+    expect(t.incomplete(true, 2)).toContain("asked for 2 choices");
+    expect(t.incomplete(false, 2)).toContain("asked for 2 choices");
+    t.observe([{ index: 1, finish_reason: "stop" }]);
+    expect(t.incomplete(true, 2)).toBeUndefined();
   });
 });
 

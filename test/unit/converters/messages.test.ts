@@ -11,12 +11,14 @@ import {
 import { describe, expect, it } from "vitest";
 import type { ChatCompletion, ChatCompletionChunk } from "../../../src/api-types";
 import {
+  ChatStreamState,
   convertChoiceToAIMessage,
   convertCompletionToChatGenerations,
   convertDeltaToAIMessageChunk,
   convertMessagesToStudioParams,
-  convertUsageToAIMessageChunk,
   parseStudioToolCalls,
+  registerStudioBlockTranslator,
+  StudioAIMessageChunk,
 } from "../../../src/converters/messages";
 import { StudioValidationError } from "../../../src/errors";
 
@@ -216,6 +218,45 @@ describe("convertMessagesToStudioParams: content blocks", () => {
     );
   });
 
+  it("sends an AI message's reasoning back as reasoning_content, never as text", () => {
+    const kept = new AIMessage({
+      content: "Answer.",
+      additional_kwargs: { reasoning_content: "thought" },
+    });
+    expect(convertMessagesToStudioParams([kept])[0]).toEqual({
+      role: "assistant",
+      content: "Answer.",
+      reasoning_content: "thought",
+    });
+    const blocks = new AIMessage({
+      content: [
+        { type: "reasoning", reasoning: "a " },
+        { type: "reasoning", reasoning: "b" },
+        { type: "text", text: "Answer." },
+      ],
+    });
+    expect(convertMessagesToStudioParams([blocks])[0]).toEqual({
+      role: "assistant",
+      content: "Answer.",
+      reasoning_content: "a b",
+    });
+  });
+
+  it("refuses an image_url block with an empty url before sending", () => {
+    for (const image_url of ["", { url: "" }]) {
+      const human = new HumanMessage({ content: [{ type: "image_url", image_url }] });
+      expect(validationError(() => convertMessagesToStudioParams([human])).field).toBe(
+        "messages[0].content[0]",
+      );
+    }
+    const standard = new HumanMessage({
+      content: [{ type: "image", source_type: "url", url: "" } as never],
+    });
+    expect(validationError(() => convertMessagesToStudioParams([standard])).field).toBe(
+      "messages[0].content[0]",
+    );
+  });
+
   it("skips tool-call and reasoning blocks of AI messages (tool calls go in tool_calls)", () => {
     const ai = new AIMessage({
       content: [
@@ -228,6 +269,7 @@ describe("convertMessagesToStudioParams: content blocks", () => {
     expect(convertMessagesToStudioParams([ai])[0]).toEqual({
       role: "assistant",
       content: "Let me check.",
+      reasoning_content: "thinking...",
       tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }],
     });
   });
@@ -266,12 +308,40 @@ describe("completion -> AIMessage", () => {
     expect(message.usage_metadata).toEqual({ input_tokens: 5, output_tokens: 3, total_tokens: 8 });
     expect(message.response_metadata).toEqual({
       model_provider: "studio",
+      model: "studio/echo-small",
       model_name: "studio/echo-small",
       finish_reason: "stop",
       id: "chatcmpl-1",
       created: 1_700_000_000,
     });
     expect(message.tool_calls).toEqual([]);
+  });
+
+  it("names the requested model when the answer does not", () => {
+    const { model: _omitted, ...anonymous } = completion;
+    const message = convertChoiceToAIMessage(completion.choices[0]!, anonymous, "o/asked");
+    expect(message.response_metadata).toMatchObject({ model: "o/asked", model_name: "o/asked" });
+  });
+
+  it("reasoning goes to additional_kwargs and a reasoning block, never the text", () => {
+    registerStudioBlockTranslator();
+    const thinking: ChatCompletion = {
+      ...completion,
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: "42", reasoning_content: "6 times 7" },
+          finish_reason: "stop",
+        },
+      ],
+    };
+    const message = convertChoiceToAIMessage(thinking.choices[0]!, thinking);
+    expect(message.text).toBe("42");
+    expect(message.additional_kwargs.reasoning_content).toBe("6 times 7");
+    expect(message.contentBlocks).toEqual([
+      { type: "reasoning", reasoning: "6 times 7" },
+      { type: "text", text: "42" },
+    ]);
   });
 
   it("parses tool calls and puts unparsable arguments in invalid_tool_calls", () => {
@@ -307,6 +377,15 @@ describe("completion -> AIMessage", () => {
     expect(message.invalid_tool_calls?.[0]?.error).toMatch(/not valid JSON/);
   });
 
+  it("empty arguments mean none; JSON that is not an object is invalid", () => {
+    const { toolCalls, invalidToolCalls } = parseStudioToolCalls([
+      { id: "a", function: { name: "f", arguments: "" } },
+      { id: "b", function: { name: "g", arguments: "[1]" } },
+    ]);
+    expect(toolCalls).toEqual([{ id: "a", name: "f", args: {}, type: "tool_call" }]);
+    expect(invalidToolCalls).toMatchObject([{ id: "b", name: "g", args: "[1]" }]);
+  });
+
   it("gives one generation per choice, in index order", () => {
     const many: ChatCompletion = {
       ...completion,
@@ -329,111 +408,164 @@ describe("completion -> AIMessage", () => {
 
 describe("chunk -> AIMessageChunk", () => {
   const base = { id: "chatcmpl-2", object: "chat.completion.chunk", created: 1, model: "o/m" };
-
-  it("a content delta carries the provider but not the per-response fields", () => {
-    const chunk: ChatCompletionChunk = {
-      ...base,
-      choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }],
-    };
-    const message = convertDeltaToAIMessageChunk(chunk.choices[0]!, chunk);
-    expect(message.content).toBe("Hel");
-    expect(message.id).toBe("chatcmpl-2");
-    expect(message.response_metadata).toEqual({ model_provider: "studio" });
-    // Serialized, the chunk keeps its id and metadata (they are set after construction).
-    const kwargs = (message.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
-    expect(kwargs).toMatchObject({
-      content: "Hel",
-      id: "chatcmpl-2",
-      response_metadata: { model_provider: "studio" },
-    });
+  const call = (index: number, fields: { id?: string; name?: string; args?: string }) => ({
+    index,
+    ...(fields.id && { id: fields.id }),
+    function: { name: fields.name, arguments: fields.args },
   });
 
-  it("usage sent along with a choice rides on that chunk", () => {
-    const chunk: ChatCompletionChunk = {
-      ...base,
-      choices: [{ index: 0, delta: { content: "!" }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    };
-    const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 };
-    const message = convertDeltaToAIMessageChunk(chunk.choices[0]!, chunk, usage);
-    expect(message.usage_metadata).toEqual(usage);
-    expect((message.toJSON() as { kwargs: Record<string, unknown> }).kwargs.usage_metadata).toEqual(
-      usage,
+  it("a content delta carries text, id and the provider, not the per-response fields", () => {
+    const message = convertDeltaToAIMessageChunk({ content: "Hel" }, "chatcmpl-2");
+    expect(message).toBeInstanceOf(StudioAIMessageChunk);
+    expect(message?.content).toBe("Hel");
+    expect(message?.id).toBe("chatcmpl-2");
+    expect(message?.response_metadata).toEqual({ model_provider: "studio" });
+    const kwargs = (message?.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
+    expect(kwargs).toMatchObject({ content: "Hel", id: "chatcmpl-2" });
+  });
+
+  it("an empty delta (a role, an empty string) gives no chunk", () => {
+    expect(convertDeltaToAIMessageChunk({ role: "assistant", content: "" } as never, "x")).toBe(
+      undefined,
     );
-    expect(message.response_metadata.finish_reason).toBe("stop");
+    expect(convertDeltaToAIMessageChunk(undefined, "x")).toBeUndefined();
   });
 
-  it("the finishing chunk carries model name, finish reason, id and created", () => {
-    const chunk: ChatCompletionChunk = {
+  it("reasoning deltas go to additional_kwargs and concatenate, never into the text", () => {
+    const parts = [
+      convertDeltaToAIMessageChunk({ reasoning_content: "Let me " }, "r"),
+      convertDeltaToAIMessageChunk({ reasoning_content: "think." }, "r"),
+      convertDeltaToAIMessageChunk({ content: "Yes." }, "r"),
+    ];
+    const full = parts.reduce((a, b) => a!.concat(b!))!;
+    expect(full.content).toBe("Yes.");
+    expect(full.additional_kwargs.reasoning_content).toBe("Let me think.");
+  });
+
+  it("the final chunks carry model, finish reason, id, created; usage once, on the first", () => {
+    const state = new ChatStreamState("o/asked");
+    state.observe({
       ...base,
-      choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
-    };
-    expect(convertDeltaToAIMessageChunk(chunk.choices[0]!, chunk).response_metadata).toEqual({
+      choices: [{ index: 1, delta: { content: "b" }, finish_reason: null }],
+    });
+    state.observe({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+    state.observe({ ...base, choices: [{ index: 1, delta: {}, finish_reason: "length" }] });
+    state.observe({
+      ...base,
+      choices: [],
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    });
+    const finals = state.finalChunks(true);
+    expect(finals.map((f) => f.index)).toEqual([0, 1]);
+    expect(finals[0]?.message.response_metadata).toEqual({
       model_provider: "studio",
+      model: "o/m",
       model_name: "o/m",
       finish_reason: "stop",
       id: "chatcmpl-2",
       created: 1,
     });
+    expect(finals[1]?.message.response_metadata.finish_reason).toBe("length");
+    expect(finals[0]?.message.usage_metadata).toEqual({
+      input_tokens: 1,
+      output_tokens: 2,
+      total_tokens: 3,
+    });
+    expect(finals[1]?.message.usage_metadata).toBeUndefined();
+    expect(state.finalChunks(false)[0]?.message.usage_metadata).toBeUndefined();
   });
 
-  it("tool-call deltas become tool_call_chunks that concatenate to the call", () => {
-    const first: ChatCompletionChunk = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: {
-            tool_calls: [
-              { index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } },
-            ],
-          },
-          finish_reason: null,
-        },
-      ],
-    };
-    const second: ChatCompletionChunk = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: { tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] },
-          finish_reason: null,
-        },
-      ],
-    };
-    const third: ChatCompletionChunk = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: { tool_calls: [{ index: 0, function: { arguments: "1}" } }] },
-          finish_reason: "tool_calls",
-        },
-      ],
-    };
-    const chunks = [first, second, third].map((c) =>
-      convertDeltaToAIMessageChunk(c.choices[0]!, c),
-    );
+  it("usage repeated on every chunk as a running total: the last is kept, never summed", () => {
+    const state = new ChatStreamState("o/m");
+    for (const completion_tokens of [1, 2, 3]) {
+      state.observe({
+        ...base,
+        choices: [{ index: 0, delta: { content: "x" }, finish_reason: null }],
+        usage: { prompt_tokens: 5, completion_tokens, total_tokens: 5 + completion_tokens },
+      });
+    }
+    expect(state.finalChunks(true)[0]?.message.usage_metadata).toEqual({
+      input_tokens: 5,
+      output_tokens: 3,
+      total_tokens: 8,
+    });
+  });
+
+  it("a stream without model names the requested one", () => {
+    const state = new ChatStreamState("o/asked");
+    state.observe({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] } as never);
+    expect(state.finalChunks(true)[0]?.message.response_metadata).toMatchObject({
+      model: "o/asked",
+      model_name: "o/asked",
+    });
+  });
+
+  it("tool-call deltas concatenate to the call; the final message parses it strictly", () => {
+    const chunks = [
+      convertDeltaToAIMessageChunk(
+        { tool_calls: [call(0, { id: "call_1", name: "f", args: "" })] },
+        "t",
+      ),
+      convertDeltaToAIMessageChunk({ tool_calls: [call(0, { args: '{"a":' })] }, "t"),
+      convertDeltaToAIMessageChunk({ tool_calls: [call(0, { args: "1}" })] }, "t"),
+    ];
     expect(chunks[0]?.tool_call_chunks).toEqual([
       { type: "tool_call_chunk", index: 0, id: "call_1", name: "f", args: "" },
     ]);
-    const full = chunks.reduce((a, b) => a.concat(b));
+    const state = new ChatStreamState("o/m");
+    state.observe({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+    const full = [...chunks, state.finalChunks(true)[0]?.message].reduce((a, b) => a!.concat(b!))!;
     expect(full.tool_calls).toEqual([
       { id: "call_1", name: "f", args: { a: 1 }, type: "tool_call" },
     ]);
-    expect(full.response_metadata.finish_reason).toBe("tool_calls");
-    expect(full.response_metadata.model_name).toBe("o/m");
+    expect(full.invalid_tool_calls).toEqual([]);
+    expect(full.response_metadata).toMatchObject({ finish_reason: "tool_calls", model: "o/m" });
   });
 
-  it("a usage-only chunk becomes an empty chunk with usage_metadata", () => {
-    const chunk: ChatCompletionChunk = {
-      ...base,
-      choices: [],
-      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
-    };
-    const message = convertUsageToAIMessageChunk(chunk);
-    expect(message?.usage_metadata).toEqual({ input_tokens: 1, output_tokens: 2, total_tokens: 3 });
-    expect(convertUsageToAIMessageChunk({ ...base, choices: [] })).toBeUndefined();
+  it("truncated or invalid arguments: partial while streaming, invalid in the final message", () => {
+    for (const args of ['{"city": "Par', '{"a":tru']) {
+      const state = new ChatStreamState("o/m");
+      state.observe({ ...base, choices: [{ index: 0, delta: {}, finish_reason: "length" }] });
+      const partial = convertDeltaToAIMessageChunk(
+        { tool_calls: [call(0, { id: "c1", name: "get_weather", args })] },
+        "t",
+      )!;
+      // While streaming: core's partial parse, so `.stream()` consumers see arguments grow.
+      expect(partial.tool_calls).toHaveLength(1);
+      const full = partial.concat(state.finalChunks(true)[0]!.message);
+      expect(full.tool_calls).toEqual([]);
+      expect(full.invalid_tool_calls).toMatchObject([{ id: "c1", name: "get_weather", args }]);
+      const kwargs = (full.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
+      expect(kwargs.tool_calls).toEqual([]);
+    }
+  });
+
+  it("two calls by index, fragments without id or name joined to their call", () => {
+    const full = [
+      convertDeltaToAIMessageChunk(
+        {
+          tool_calls: [
+            call(0, { id: "a", name: "f", args: '{"x":' }),
+            call(1, { id: "b", name: "g", args: "{}" }),
+          ],
+        },
+        "t",
+      ),
+      convertDeltaToAIMessageChunk({ tool_calls: [call(0, { args: "1}" })] }, "t"),
+      new ChatStreamState("o/m").finalChunks(false)[0]?.message,
+    ].reduce((a, b) => a!.concat(b!))!;
+    expect(full.tool_calls).toEqual([
+      { id: "a", name: "f", args: { x: 1 }, type: "tool_call" },
+      { id: "b", name: "g", args: {}, type: "tool_call" },
+    ]);
+  });
+
+  it("summed usage keeps no empty detail objects", () => {
+    const withUsage = new StudioAIMessageChunk({
+      content: "",
+      usage_metadata: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+    });
+    const sum = new StudioAIMessageChunk({ content: "a" }).concat(withUsage);
+    expect(sum.usage_metadata).toEqual({ input_tokens: 1, output_tokens: 1, total_tokens: 2 });
   });
 });

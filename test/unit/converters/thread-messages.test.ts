@@ -282,9 +282,15 @@ describe("decodeMessage of messages written by others", () => {
     ]);
   });
 
+  it("reads a system message written by another tool as a SystemMessage (issue 14.12)", () => {
+    const message = decodeMessage(foreign({ id: "msg_s", role: "system" }));
+    expect(message).toBeInstanceOf(SystemMessage);
+    expect([message.getType(), message.id]).toEqual(["system", "msg_s"]);
+  });
+
   it("keeps an unexpected role as a generic chat message", () => {
-    const message = decodeMessage(foreign({ role: "system" }));
+    const message = decodeMessage(foreign({ role: "critic" }));
     expect(message).toBeInstanceOf(ChatMessage);
-    expect((message as ChatMessage).role).toBe("system");
+    expect((message as ChatMessage).role).toBe("critic");
   });
 });

@@ -150,3 +150,29 @@ describe("thread message codec (property)", () => {
     );
   });
 });
+
+describe("lone surrogates (issue 13.15)", () => {
+  const texts = ["a\ud800b", "\udc00 and \\u0041 and \\\\", "ok 😀 then \ud83d", "\ud83d"];
+  it.each(texts)("text %j comes back exactly from a service that stores UTF-8", (text) => {
+    for (const message of [
+      new HumanMessage(text),
+      new AIMessage({
+        content: [
+          { type: "text", text },
+          { type: "text", text: "plain" },
+        ],
+      }),
+      new SystemMessage({ content: [{ type: "text", text: `x${text}` }], id: "s" }),
+    ]) {
+      const input = encodeMessage(message, "cid");
+      const back = decodeMessage(storeLikeServer(input, { utf8: true }));
+      expect(view(back)).toEqual(view(message));
+    }
+  });
+
+  it("leaves text without lone surrogates unescaped, backslashes included", () => {
+    const input = encodeMessage(new HumanMessage("a \\u0041 😀"), "cid");
+    expect(input.content).toEqual([{ type: "text", text: "a \\u0041 😀" }]);
+    expect(Object.keys(input.metadata ?? {})).toEqual(["lc_type", "lc_id"]);
+  });
+});

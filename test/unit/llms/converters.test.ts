@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { TextCompletion, TextCompletionChunk } from "../../../src/api-types";
 import {
-  addTokenUsage,
   convertTextChunkToGenerationChunks,
   convertTextCompletionToGenerations,
-  convertUsageToTokenUsage,
   TextStreamAccumulator,
   textGenerationInfo,
 } from "../../../src/converters/text-completions";
+import { addTokenUsage, convertUsageToTokenUsage } from "../../../src/converters/usage";
+
+const MODEL = "acme/small";
 
 const completion = (choices: TextCompletion["choices"]): TextCompletion => ({
   id: "cmpl-1",
@@ -27,13 +28,29 @@ describe("textGenerationInfo", () => {
   it("names the provider, model and finish reason", () => {
     expect(textGenerationInfo("stop", "acme/small")).toEqual({
       model_provider: "studio",
+      model: "acme/small",
       model_name: "acme/small",
       finish_reason: "stop",
     });
   });
 
-  it("leaves out what is unknown", () => {
-    expect(textGenerationInfo(null, undefined)).toEqual({ model_provider: "studio" });
+  it("leaves out an unknown finish reason", () => {
+    expect(textGenerationInfo(null, MODEL)).toEqual({
+      model_provider: "studio",
+      model: MODEL,
+      model_name: MODEL,
+    });
+  });
+
+  it("names the requested model when the server's answer does not", () => {
+    const { model: _omitted, ...withoutModel } = completion([
+      { index: 0, text: "x", finish_reason: "stop" },
+    ]);
+    const [generation] = convertTextCompletionToGenerations(withoutModel, "acme/asked");
+    expect(generation?.generationInfo).toMatchObject({
+      model: "acme/asked",
+      model_name: "acme/asked",
+    });
   });
 });
 
@@ -44,12 +61,14 @@ describe("convertTextCompletionToGenerations", () => {
         { index: 1, text: "second", finish_reason: "length" },
         { index: 0, text: "first", finish_reason: "stop" },
       ]),
+      MODEL,
     );
     expect(generations).toEqual([
       {
         text: "first",
         generationInfo: {
           model_provider: "studio",
+          model: "acme/small",
           model_name: "acme/small",
           finish_reason: "stop",
         },
@@ -58,6 +77,7 @@ describe("convertTextCompletionToGenerations", () => {
         text: "second",
         generationInfo: {
           model_provider: "studio",
+          model: "acme/small",
           model_name: "acme/small",
           finish_reason: "length",
         },
@@ -66,7 +86,7 @@ describe("convertTextCompletionToGenerations", () => {
   });
 
   it("returns nothing for a response without choices", () => {
-    expect(convertTextCompletionToGenerations(completion([]))).toEqual([]);
+    expect(convertTextCompletionToGenerations(completion([]), MODEL)).toEqual([]);
   });
 });
 
@@ -98,6 +118,7 @@ describe("convertTextChunkToGenerationChunks", () => {
   it("gives text-only chunks until a choice finishes", () => {
     const [part] = convertTextChunkToGenerationChunks(
       event([{ index: 0, text: "Hel", finish_reason: null }]),
+      MODEL,
     );
     expect(part?.index).toBe(0);
     expect(part?.chunk.text).toBe("Hel");
@@ -110,6 +131,7 @@ describe("convertTextChunkToGenerationChunks", () => {
         { index: 0, text: "lo", finish_reason: "stop" },
         { index: 1, finish_reason: "length" },
       ]),
+      MODEL,
     );
     expect(
       parts.map((p) => [p.index, p.chunk.text, p.chunk.generationInfo?.finish_reason]),
@@ -123,6 +145,7 @@ describe("convertTextChunkToGenerationChunks", () => {
     expect(
       convertTextChunkToGenerationChunks(
         event([], { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }),
+        MODEL,
       ),
     ).toEqual([]);
   });
@@ -130,7 +153,7 @@ describe("convertTextChunkToGenerationChunks", () => {
 
 describe("TextStreamAccumulator", () => {
   it("folds interleaved choices into the generations a whole response gives", () => {
-    const accumulator = new TextStreamAccumulator();
+    const accumulator = new TextStreamAccumulator(MODEL);
     accumulator.add(event([{ index: 1, text: "B", finish_reason: null }]));
     accumulator.add(event([{ index: 0, text: "A", finish_reason: null }]));
     accumulator.add(event([{ index: 0, text: "a", finish_reason: "stop" }]));
@@ -143,13 +166,33 @@ describe("TextStreamAccumulator", () => {
           { index: 0, text: "Aa", finish_reason: "stop" },
           { index: 1, text: "Bb", finish_reason: "length" },
         ]),
+        MODEL,
       ),
     );
     expect(accumulator.usage).toEqual({ prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 });
   });
 
+  it("keeps the last usage of a server that repeats its running total, never a sum", () => {
+    const accumulator = new TextStreamAccumulator(MODEL);
+    accumulator.add(
+      event([{ index: 0, text: "a", finish_reason: null }], {
+        prompt_tokens: 2,
+        completion_tokens: 1,
+        total_tokens: 3,
+      }),
+    );
+    accumulator.add(
+      event([{ index: 0, text: "b", finish_reason: "stop" }], {
+        prompt_tokens: 2,
+        completion_tokens: 2,
+        total_tokens: 4,
+      }),
+    );
+    expect(accumulator.usage).toEqual({ prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 });
+  });
+
   it("returns each event's chunks for the token callbacks", () => {
-    const accumulator = new TextStreamAccumulator();
+    const accumulator = new TextStreamAccumulator(MODEL);
     const parts = accumulator.add(
       event([
         { index: 0, text: "x", finish_reason: null },

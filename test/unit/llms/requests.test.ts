@@ -4,7 +4,6 @@
  */
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { StudioClient } from "../../../src/client";
 import {
   StudioBadRequestError,
   StudioServerError,
@@ -17,19 +16,13 @@ const ORIGIN = "https://studio.test";
 const PATH = "/inference/text/completions";
 const KEY = "sk-nock-llm-9876543210";
 
-function client(extra: { orgId?: string } = {}): StudioClient {
-  return new StudioClient({
-    fetch: globalThis.fetch,
-    apiKey: KEY,
-    proxyUrl: `${ORIGIN}/inference`,
-    ...extra,
-  });
-}
-
 function llm(fields: Partial<StudioLLMFields> = {}, orgId?: string): StudioLLM {
   return new StudioLLM({
     model: "acme/small",
-    client: client(orgId === undefined ? {} : { orgId }),
+    fetch: globalThis.fetch,
+    apiKey: KEY,
+    proxyUrl: `${ORIGIN}/inference`,
+    ...(orgId !== undefined && { orgId }),
     ...fields,
   });
 }
@@ -165,7 +158,13 @@ describe("request body", () => {
     const pieces: string[] = [];
     for await (const piece of await llm({ temperature: 0 }).stream("Hello")) pieces.push(piece);
     expect(pieces).toEqual(["Hi", " there"]);
-    expect(body).toEqual({ model: "acme/small", prompt: "Hello", temperature: 0, stream: true });
+    expect(body).toEqual({
+      model: "acme/small",
+      prompt: "Hello",
+      temperature: 0,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
   });
 });
 

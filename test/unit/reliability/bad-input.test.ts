@@ -8,8 +8,9 @@ import { tool } from "@langchain/core/tools";
 import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
+import { loadAssistantAgent } from "../../../src/agents";
 import type { Assistant, ChatCompletionRequest } from "../../../src/api-types";
-import { createAssistant, getAssistant, loadAssistantAgent } from "../../../src/assistants";
+import { createAssistant, getAssistant } from "../../../src/assistants";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient, type StudioClientOptions } from "../../../src/client";
@@ -102,9 +103,21 @@ function withToolArgs(args: unknown): BaseMessage[] {
   ];
 }
 
+/** Client options that build the class's own client on the fetch transport (nock sees it). */
+const OWN_CLIENT = {
+  apiKey: KEY,
+  baseUrl: `${ORIGIN}/studio`,
+  proxyUrl: `${ORIGIN}/inference`,
+  fetch: globalThis.fetch,
+  maxRetries: 0,
+};
+
 describe("ChatStudio constructor", () => {
   const make = (fields: Record<string, unknown>) => () =>
     new ChatStudio({ model: MODEL, client: client(), ...fields } as never);
+  // Client options go without `client` (giving both is its own error).
+  const own = (fields: Record<string, unknown>) => () =>
+    new ChatStudio({ model: MODEL, ...OWN_CLIENT, ...fields } as never);
   check([
     ["model missing", "model", make({ model: undefined })],
     ["model not a uri", "model", make({ model: "just-a-name" })],
@@ -128,17 +141,17 @@ describe("ChatStudio constructor", () => {
     ["penalty NaN", "penalty", make({ penalty: Number.NaN })],
     ["logitBias of strings", "logitBias", make({ logitBias: { "50256": "-100" } })],
     ["logitBias an array", "logitBias", make({ logitBias: [1] })],
-    ["timeout 0", "timeout", make({ timeout: 0 })],
-    ["timeout negative", "timeout", make({ timeout: -1 })],
-    ["maxRetries negative", "maxRetries", make({ maxRetries: -1 })],
-    ["maxRetries fractional", "maxRetries", make({ maxRetries: 0.5 })],
+    ["timeout 0", "timeout", own({ timeout: 0 })],
+    ["timeout negative", "timeout", own({ timeout: -1 })],
+    ["maxRetries negative", "maxRetries", own({ maxRetries: -1 })],
+    ["maxRetries fractional", "maxRetries", own({ maxRetries: 0.5 })],
     ["modelKwargs a string", "modelKwargs", make({ modelKwargs: "x" })],
     [
       "modelKwargs overriding messages",
       "modelKwargs.messages",
       make({ modelKwargs: { messages: [] } }),
     ],
-    ["apiKey a number", "apiKey", make({ apiKey: 12345 })],
+    ["apiKey a number", "apiKey", own({ apiKey: 12345 })],
     ["client not a StudioClient", "client", make({ client: { chatCompletion() {} } })],
   ]);
 });
@@ -225,6 +238,8 @@ describe("ChatStudio calls", () => {
 describe("StudioLLM", () => {
   const make = (fields: Record<string, unknown>) => () =>
     new StudioLLM({ model: MODEL, client: client(), ...fields } as never);
+  const own = (fields: Record<string, unknown>) => () =>
+    new StudioLLM({ model: MODEL, ...OWN_CLIENT, ...fields } as never);
   const llm = () => new StudioLLM({ model: MODEL, client: client() });
   check([
     ["model not a uri", "model", make({ model: "nope" })],
@@ -235,8 +250,8 @@ describe("StudioLLM", () => {
     ["logitBias of strings", "logitBias", make({ logitBias: { a: "b" } })],
     ["echo a string", "echo", make({ echo: "yes" })],
     ["streaming a string", "streaming", make({ streaming: "yes" })],
-    ["timeout negative", "timeout", make({ timeout: -5 })],
-    ["maxRetries fractional", "maxRetries", make({ maxRetries: 1.5 })],
+    ["timeout negative", "timeout", own({ timeout: -5 })],
+    ["maxRetries fractional", "maxRetries", own({ maxRetries: 1.5 })],
     ["temperature at call time", "temperature", () => llm().invoke("hi", { temperature: -1 })],
     ["n 0 in a batch", "n", () => llm().batch(["a", "b"], { n: 0 })],
     [
@@ -292,6 +307,36 @@ describe("StudioClient options and calls", () => {
     ],
     ["empty message id", "messageId", () => client().deleteMessage("thread_1", "")],
     ["empty dataset id", "datasetId", () => client().listDatasetThreadsMessages({ datasetId: "" })],
+    ["message id ..", "messageId", () => client().deleteMessage("T1", "..")],
+    ["thread id .", "threadId", () => client().deleteThread(".")],
+    ["assistant id with a slash", "assistantId", () => client().deleteAssistant("a/b")],
+    ["thread id with a query", "threadId", () => client().listMessages("t?after=x")],
+    [
+      "dataset id with a control character",
+      "datasetId",
+      () => client().listDatasetThreadsMessages({ datasetId: "d\u0000" }),
+    ],
+    [
+      "signal a plain object",
+      "signal",
+      () => client().chatCompletion(body, { signal: {} as never }),
+    ],
+    ["defaultHeaders with a bad name", "defaultHeaders", make({ defaultHeaders: { "x y": "1" } })],
+    [
+      "defaultHeaders carrying Authorization",
+      "defaultHeaders",
+      make({ defaultHeaders: { Authorization: "Bearer x" } }),
+    ],
+    [
+      "per-call header name with a colon",
+      "headers",
+      () => client().getThread("t", { headers: { "x:y": "1" } }),
+    ],
+    [
+      "per-call header value with a line break",
+      "headers",
+      () => client().chatCompletion(body, { headers: { "x-a": "1\r\nx-b: 2" } }),
+    ],
     [
       "a BigInt in a raw request body",
       /.+/,

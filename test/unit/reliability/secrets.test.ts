@@ -11,8 +11,9 @@ import { tool } from "@langchain/core/tools";
 import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
+import { loadAssistantAgent } from "../../../src/agents";
 import type { Assistant } from "../../../src/api-types";
-import { createAssistant, loadAssistantAgent } from "../../../src/assistants";
+import { createAssistant } from "../../../src/assistants";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
@@ -49,7 +50,15 @@ function client(extra: ConstructorParameters<typeof StudioClient>[0] = {}): Stud
 /** Every way an error is commonly shown: message, stack, JSON, inspect, and its causes' text. */
 function errorViews(error: unknown): string[] {
   const e = error as Error;
-  const views = [String(e.message), String(e.stack), JSON.stringify(e), String(e)];
+  const views = [
+    String(e.message),
+    String(e.stack),
+    JSON.stringify(e),
+    String(e),
+    inspect(e, { depth: Number.POSITIVE_INFINITY, showHidden: true }),
+    JSON.stringify((e as { body?: unknown }).body ?? null),
+    JSON.stringify((e as { headers?: unknown }).headers ?? null),
+  ];
   let cause: unknown = (e as { cause?: unknown }).cause;
   for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
     views.push(cause.message);
@@ -309,7 +318,6 @@ describe("LangChain run metadata never holds the key", () => {
     // The model's own client uses undici; route it through nock's fetch instead.
     const spied = new ChatStudio({
       model: MODEL,
-      apiKey: KEY,
       client: client(),
       temperature: 0.5,
       callbacks: [recorder],
@@ -346,7 +354,7 @@ describe("LangChain run metadata never holds the key", () => {
         `data: {"id":"c","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
         { "content-type": "text/event-stream" },
       );
-    const model = new ChatStudio({ model: MODEL, apiKey: KEY, client: client() });
+    const model = new ChatStudio({ model: MODEL, client: client() });
     const events: unknown[] = [];
     for await (const event of model.streamEvents("hi", { version: "v2" })) events.push(event);
     expect(events.length).toBeGreaterThan(0);
@@ -367,7 +375,6 @@ describe("LangChain run metadata never holds the key", () => {
     const recorder = new Recorder();
     const llm = new StudioLLM({
       model: MODEL,
-      apiKey: KEY,
       client: client(),
       callbacks: [recorder],
     });

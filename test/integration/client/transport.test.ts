@@ -1,6 +1,8 @@
 /**
- * The default (undici) transport against real loopback servers started here: keep-alive reuse,
- * streaming, cancellation, timeouts, redirects, connection failures. No emulator involved.
+ * The one transport on Node's default engine (undici's fetch over the client's keep-alive Agent)
+ * against real loopback servers started here: keep-alive reuse, streaming, cancellation,
+ * timeouts, redirects, connection failures, and the `dispatcher` and `connections` options. No
+ * emulator involved.
  */
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -277,9 +279,16 @@ describe("undici transport", () => {
   it("uses a caller's dispatcher and leaves it open on close()", async () => {
     server.handle((_req, res) => sendJson(res, 200, THREAD));
     const agent = new Agent();
+    let dispatched = 0;
+    const dispatch = agent.dispatch.bind(agent);
+    agent.dispatch = (options, handler) => {
+      dispatched++;
+      return dispatch(options, handler);
+    };
     try {
       const c = newClient({ dispatcher: agent });
       await c.getThread("t");
+      expect(dispatched).toBe(1);
       await c.close();
       expect(agent.closed).toBe(false);
       expect(agent.destroyed).toBe(false);
@@ -417,5 +426,37 @@ describe("undici transport: endless stream event", () => {
     expect(error).toBeInstanceOf(StudioStreamError);
     expect((error as Error).message).toContain("maxResponseBytes");
     expect(written).toBeLessThan(4 * 1024 * 1024);
+  });
+});
+
+describe("the idle clock counts complete events, on a real socket", () => {
+  it("a server trickling one byte of an event that never ends is cut at streamIdleTimeout", async () => {
+    let trickled = 0;
+    server.handle(async (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk("a"));
+      res.write('data: {"id":"c","choices":[{"index":0,"delta":{"content":"');
+      // Bounded: 200 bytes at most, 25 ms apart.
+      for (let i = 0; i < 200 && !res.destroyed; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        res.write("x");
+        trickled++;
+      }
+      res.end();
+    });
+    const c = newClient({ streamIdleTimeout: 300, maxRetries: 0 });
+    const seen: unknown[] = [];
+    let error: unknown;
+    try {
+      for await (const item of c.streamChatCompletion(body)) seen.push(item);
+    } catch (e) {
+      error = e;
+    }
+    expect(seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(StudioTimeoutError);
+    expect((error as Error).message).toContain("streamIdleTimeout");
+    // Bytes kept coming the whole time; they did not hold the stream open.
+    expect(trickled).toBeGreaterThan(3);
+    expect(trickled).toBeLessThan(200);
   });
 });
