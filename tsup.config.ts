@@ -4,7 +4,6 @@ const shared = {
   dts: true,
   sourcemap: true,
   target: "es2022",
-  splitting: false,
   treeshake: true,
   // Error classes are told apart by `err.name` in users' logs; minifiers must not rename them.
   keepNames: true,
@@ -21,13 +20,16 @@ export default defineConfig([
     },
     platform: "neutral",
     format: ["esm", "cjs"],
-    clean: true,
+    // One copy of the shared modules for every subpath, so a StudioClient or an error class from
+    // the root is the same class in `langchain-studio/agents` and `/langgraph` (instanceof holds).
+    splitting: true,
   },
   {
     ...shared,
     entry: { "emulator/index": "src/emulator/index.ts" },
     platform: "node",
     format: ["esm", "cjs"],
+    splitting: false,
   },
   {
     ...shared,
@@ -35,6 +37,7 @@ export default defineConfig([
     entry: { "emulator/cli": "src/emulator/cli.ts" },
     platform: "node",
     format: ["esm"],
+    splitting: false,
     dts: false,
   },
 ]);

@@ -10,9 +10,9 @@
  * STUDIO_BASE_URL and STUDIO_PROXY_URL are set (model: STUDIO_MODEL).
  */
 import { createAgent, tool } from "langchain";
-import { z } from "zod";
 import { ChatStudio } from "langchain-studio";
 import { StudioCheckpointSaver } from "langchain-studio/langgraph";
+import { z } from "zod";
 import { type Backend, openBackend } from "./lib/backend";
 
 const getWeather = tool(({ city }) => `${city}: sunny, 24°C`, {

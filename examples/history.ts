@@ -1,7 +1,7 @@
 /**
  * Chat memory kept as a thread of the service: ChatStudio wrapped in RunnableWithMessageHistory,
- * one thread per session. A second history object on the same thread id (as a new process would
- * have) sees the whole conversation.
+ * one thread per session, keyed by your own session ids. A second history object with the same
+ * session id (as a new process would have) sees the whole conversation.
  *
  *   npx tsx examples/history.ts
  *
@@ -25,27 +25,22 @@ try {
   ]);
   const model = new ChatStudio({ model: backend.model, client });
 
-  // The session id is the thread id. A new conversation starts from a thread made on demand.
-  const threadId = await new StudioChatMessageHistory({
-    client,
-    title: "Support chat",
-    metadata: { user: "ada" },
-  }).getThreadId();
-
+  // Your own session ids: the first write of a session creates its thread (tagged with the id),
+  // and every later history with that id, in any process, finds the same thread.
   const chain = new RunnableWithMessageHistory({
     runnable: prompt.pipe(model),
     getMessageHistory: (sessionId: string) =>
-      new StudioChatMessageHistory({ client, threadId: sessionId }),
+      new StudioChatMessageHistory({ client, sessionId, title: "Support chat" }),
     inputMessagesKey: "question",
     historyMessagesKey: "history",
   });
 
-  const config = { configurable: { sessionId: threadId } };
+  const config = { configurable: { sessionId: "ada-support" } };
   console.log((await chain.invoke({ question: "Hi, I am Ada." }, config)).text);
   console.log((await chain.invoke({ question: "What did I just say?" }, config)).text);
 
-  // Elsewhere (another process, another day): open the thread by id and read it back.
-  const later = await StudioChatMessageHistory.fromThreadId(threadId, { client });
+  // Elsewhere (another process, another day): the same session id reads the conversation back.
+  const later = new StudioChatMessageHistory({ client, sessionId: "ada-support" });
   for (const message of await later.getMessages()) {
     console.log(`${message.getType().padEnd(5)} ${message.text}`);
   }
@@ -57,6 +52,9 @@ try {
   for await (const thread of StudioChatMessageHistory.listThreads({ order: "desc" }, { client })) {
     console.log("thread:", thread.id, thread.title);
   }
+
+  // deleteThread() removes the thread itself: a run against a real account leaves nothing behind.
+  await later.deleteThread();
 } finally {
   await backend.close();
 }

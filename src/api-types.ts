@@ -261,10 +261,14 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number | null | undefined; [extra: string]: unknown } | null;
-  completion_tokens_details?:
-    | { reasoning_tokens?: number | null | undefined; [extra: string]: unknown }
-    | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number | null | undefined;
+    [extra: string]: unknown;
+  } | null;
+  completion_tokens_details?: {
+    reasoning_tokens?: number | null | undefined;
+    [extra: string]: unknown;
+  } | null;
   [extra: string]: unknown;
 }
 
@@ -407,7 +411,10 @@ const FinishReasonSchema = z
 function withIndexes<C extends { index?: number | undefined }>(
   choices: readonly C[] | null | undefined,
 ): (C & { index: number })[] {
-  return (choices ?? []).map((choice, position) => ({ ...choice, index: choice.index ?? position }));
+  return (choices ?? []).map((choice, position) => ({
+    ...choice,
+    index: choice.index ?? position,
+  }));
 }
 
 const choiceIndex = z.number().int().nonnegative().optional();

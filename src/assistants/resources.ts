@@ -2,7 +2,7 @@
  * Create, fetch, list and delete assistants. Each function takes a `client`, or the client options
  * to build one (else the environment: `STUDIO_API_KEY`, `STUDIO_BASE_URL`...), plus the per-call
  * options `signal`, `timeout`, `maxRetries` and `headers`, which apply to the call either way.
- * None of these bodies carries an `auth` object, so `orgId` travels only in the client's headers.
+ * No assistant call has an `auth` body object, so there is no `auth.organization` to fill.
  */
 import type { Assistant, Deleted } from "../api-types";
 import type { StudioClient } from "../client";

@@ -3,9 +3,8 @@
  * exports. Pages are followed to the end; messages go through the same codec as the history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import type { StudioClient } from "../client";
-import { resolveClient } from "../client/resolve";
-import type { RequestOptions, StudioClientOptions } from "../client/types";
+import { resolveClient, type StudioClientFields } from "../client/resolve";
+import type { RequestOptions } from "../client/types";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
 
@@ -17,7 +16,8 @@ export interface DatasetConversation {
   messages: BaseMessage[];
 }
 
-export interface LoadDatasetConversationsInput extends StudioClientOptions {
+/** The dataset to read, and either a `client` or the client options (`apiKey`, `baseUrl`...). */
+export interface LoadDatasetConversationsInput extends StudioClientFields {
   datasetId: string;
   /** Order of the threads; the service's default is created_at ascending. */
   order?: string;
@@ -25,8 +25,6 @@ export interface LoadDatasetConversationsInput extends StudioClientOptions {
   auth?: { organization?: string; cluster?: string };
   /** Threads per page asked of the service. */
   pageSize?: number;
-  /** A client to use; instead of it, pass the client options (`apiKey`, `baseUrl`...). */
-  client?: StudioClient;
 }
 
 /**

@@ -20,6 +20,7 @@ function describeIndexes(indexes: readonly number[]): string {
 }
 
 function describeOutcome(outcome: WriteOutcome, total: number): string {
+  if (total === 0) return "The call wrote no message";
   const parts: string[] = [];
   if (outcome.stored.length > 0) parts.push(`${describeIndexes(outcome.stored)} stored`);
   if (outcome.unknown.length > 0) {

@@ -32,6 +32,7 @@ import {
   THREAD_KEY,
   type WritePolicy,
 } from "./confirmed-writes";
+import { StudioWriteNotConfirmedError } from "./errors";
 import {
   checkSessionId,
   findSessionThread,
@@ -274,7 +275,11 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     return this.#enqueue(async () => {
       const known = await this.#resolveThread();
       if (known !== undefined) return known;
-      await this.#writeNew([]);
+      try {
+        await this.#writeNew([]);
+      } catch (error) {
+        throw error instanceof PartialWrite ? notConfirmedError(error, [], 0) : error;
+      }
       return this.threadId!;
     });
   }
@@ -496,16 +501,18 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       try {
         present = await recentClientIds(this.#client, threadId, undefined);
       } catch (error) {
-        const unknown = new PartialWrite({
-          at: 0,
-          state: "unknown",
-          later: "unknown",
+        // Nothing was sent: what was unknown stays unknown, the rest is not stored.
+        const unknown = positions.filter((_, i) => entries[i]!.state === "unknown");
+        throw new StudioWriteNotConfirmedError({
+          threadId,
+          stored: alreadyStored,
+          unknown,
+          notStored: positions.filter((p) => !unknown.includes(p)),
+          totalCount: messages.length,
           attempts: 1,
           what: `check which messages are already in thread ${threadId}`,
           cause: error,
-          threadId,
         });
-        throw notConfirmedError(unknown, positions, messages.length, alreadyStored);
       }
       toWrite = toWrite.filter((i) => {
         if (!present.has(batch[i]!.clientId)) return true;
@@ -515,6 +522,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       });
     }
     const sending = toWrite.map((i) => batch[i]!);
+    if (sending.length === 0) return;
     try {
       if (threadId === undefined) await this.#writeNew(sending);
       else await appendConfirmed(this.#client, this.#policy, threadId, sending, this.#lastClientId);
@@ -538,7 +546,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       );
     }
     for (const i of toWrite) entries[i]!.state = "stored";
-    if (sending.length > 0) this.#lastClientId = sending.at(-1)!.clientId;
+    this.#lastClientId = sending.at(-1)!.clientId;
   }
 
   /** Creates the thread (the session's, or a new one) with `batch` as its first messages. */

@@ -25,6 +25,7 @@ import type { RequestOptions } from "../client/types";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { CODEC_KEYS } from "../converters/thread-metadata";
 import { StudioAPIError, StudioValidationError } from "../errors";
+import { validateMetadata } from "../validation";
 import {
   appendConfirmed,
   completeBatch,
@@ -80,6 +81,24 @@ export function checkSessionId(field: string, sessionId: unknown): asserts sessi
     throw new StudioValidationError(
       field,
       `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`,
+    );
+  }
+}
+
+/** Checks extra thread metadata: string values, none of the session's keys, room for them. */
+export function checkSessionMetadata(metadata: Record<string, string> | undefined): void {
+  if (metadata === undefined) return;
+  validateMetadata("metadata", metadata);
+  for (const key of SESSION_RESERVED_KEYS) {
+    if (Object.hasOwn(metadata, key)) {
+      throw new StudioValidationError(`metadata.${key}`, "is reserved for the session's thread");
+    }
+  }
+  const room = METADATA_LIMITS.maxKeys - SESSION_RESERVED_KEYS.length;
+  if (Object.keys(metadata).length > room) {
+    throw new StudioValidationError(
+      "metadata",
+      `has ${Object.keys(metadata).length} keys; a session's thread takes at most ${room} besides its own ${SESSION_RESERVED_KEYS.join(", ")}`,
     );
   }
 }
@@ -277,6 +296,7 @@ export async function createSessionThread(
   init: CreateSessionThreadInit = {},
 ): Promise<SessionThread> {
   checkSessionId("sessionId", sessionId);
+  checkSessionMetadata(init.metadata);
   const batch = encoded(init.messages ?? []);
   try {
     return await writeSessionThread(client, sessionId, kind, batch, init);

@@ -27,9 +27,7 @@ function spec<S extends z.ZodType>(
   retryClass: RetryClass,
   schema: S,
 ): CallSpec<z.output<S>> {
-  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<
-    z.output<S>
-  >;
+  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<z.output<S>>;
 }
 
 const ThreadListSchema = listResponseSchema(ThreadSchema);

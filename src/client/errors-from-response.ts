@@ -41,9 +41,15 @@ export function extractCode(body: unknown): string | undefined {
   return typeof code === "string" || typeof code === "number" ? String(code) : undefined;
 }
 
-/** A short, single-line excerpt of a non-JSON body (an HTML gateway page, a proxy's text). */
+/** How much of a body an excerpt looks at (an error body is at most this long anyway). */
+const EXCERPT_SOURCE_CHARS = 64 * 1024;
+
+/**
+ * A short, single-line excerpt of a non-JSON body (an HTML gateway page, a proxy's text). Any
+ * echoed secret is redacted before the cut, so the cut never leaves a piece of it behind.
+ */
 export function excerpt(text: string): string {
-  const plain = text
+  const plain = redactText(text.slice(0, EXCERPT_SOURCE_CHARS))
     .replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ")
     .replace(/<[^>]*>/g, " ")
     .replace(/\s+/g, " ")
@@ -61,7 +67,7 @@ export function parseErrorBody(text: string): { body: unknown; message: string |
   try {
     parsed = JSON.parse(text);
   } catch {
-    const short = excerpt(redactText(text));
+    const short = excerpt(text);
     return { body: short, message: short || undefined };
   }
   const body = redactDeep(parsed);

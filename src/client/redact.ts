@@ -17,7 +17,7 @@ export const REDACTED = "[REDACTED]";
 const FRAGMENT = 12;
 /** Keys shorter than this are not worth the false positives (a key that short is not a key). */
 const MIN_SECRET = 4;
-/** Nesting below this depth in an error body is replaced, not walked (bounds the recursion). */
+/** Nesting below this depth (in a body, or a chain of causes) is replaced, not walked. */
 const MAX_DEPTH = 64;
 
 /** Every `FRAGMENT`-long piece of every registered key (or the whole key, when shorter). */
@@ -122,7 +122,7 @@ export function redactCause(cause: unknown): unknown {
   return redactDeep(cause);
 }
 
-/** The text-bearing parts of an error besides its own enumerable fields. */
+/** An error's message, stack and every own property (`cause`, `code`, AggregateError's `errors`). */
 function errorParts(error: Error): [string, unknown][] {
   const parts: [string, unknown][] = [
     ["message", String(error.message)],

@@ -25,7 +25,7 @@ import {
 } from "./errors-from-response";
 import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
 import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
-import { DONE, parsePayload, SKIP, SSEDecoder } from "./sse";
+import { DONE, parsePayload, SKIP, SSEDecoder, type SSEEvent } from "./sse";
 import { ChoiceTracker, type ChunkReader, carriesToken } from "./stream";
 import {
   AttemptControl,
@@ -131,14 +131,17 @@ function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
   const timer = setTimeout(() => reader.cancel().catch(noop), DRAIN_GRACE_MS);
   let size = 0;
   const next = (): void => {
-    reader.read().then(({ done, value }) => {
-      size += value?.byteLength ?? 0;
-      if (done) clearTimeout(timer);
-      else if (size > DRAIN_LIMIT_BYTES) {
-        clearTimeout(timer);
-        reader.cancel().catch(noop);
-      } else next();
-    }, () => clearTimeout(timer));
+    reader.read().then(
+      ({ done, value }) => {
+        size += value?.byteLength ?? 0;
+        if (done) clearTimeout(timer);
+        else if (size > DRAIN_LIMIT_BYTES) {
+          clearTimeout(timer);
+          reader.cancel().catch(noop);
+        } else next();
+      },
+      () => clearTimeout(timer),
+    );
   };
   next();
 }
@@ -210,8 +213,8 @@ export class Requester {
 
   /**
    * A streaming call, one chunk at a time. Being an async generator it is lazy: nothing is sent
-   * before the first `next()`. A failure before the first token (HTTP errors, an error event
-   * with a status, a cut or a silence) is retried like the same failure of a plain call; the
+   * before the first `next()`. A failure before the first token (an HTTP error, an error event
+   * with a status, a timeout) is retried like the same failure of a plain call; the
    * chunks before the first token carry nothing (a role, empty text) and are held back until it
    * comes, so a retry never shows the consumer a chunk twice. After the first token a failure is
    * the caller's to see. The whole stream, retries included, is capped by `streamTimeout`.
@@ -299,7 +302,7 @@ export class Requester {
       /** Bytes read since the last complete event: one event may not grow past the cap. */
       let pending = 0;
       while (!over) {
-        let events;
+        let events: SSEEvent[];
         let result: { done: boolean; value?: Uint8Array | undefined } | undefined;
         if (reader) {
           idle.wait();

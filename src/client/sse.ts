@@ -1,6 +1,6 @@
 /**
  * Server-sent events, decoded in stages, each testable alone:
- *   bytes -> text (`Utf8Text`: a streaming TextDecoder, so a character split across reads survives)
+ *   bytes -> text (a streaming TextDecoder, so a character split across reads survives)
  *   text -> events (`SSELineParser`: lines, fields, blank line ends an event)
  *   events -> JSON payloads (`parsePayload`: `[DONE]`, error payloads, bad JSON)
  * The last stage, payloads -> validated chunks, is in stream.ts.

@@ -133,7 +133,11 @@ export interface ChunkReader<T extends { choices: readonly ChoiceLike[] }> {
 }
 
 function parseChunk<T>(
-  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: unknown[] } } },
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: unknown[] } };
+  },
   payload: unknown,
   path: string,
 ): T {
@@ -154,7 +158,10 @@ export function chatChunkReader(path: string): ChunkReader<ChatCompletionChunk> 
         const calls = choice.delta.tool_calls;
         if (!calls) continue;
         let indexes = byChoice.get(choice.index);
-        if (!indexes) byChoice.set(choice.index, (indexes = new ToolCallIndexes()));
+        if (!indexes) {
+          indexes = new ToolCallIndexes();
+          byChoice.set(choice.index, indexes);
+        }
         choice.delta.tool_calls = indexes.assign(calls);
       }
       return chunk as ChatCompletionChunk;

@@ -48,7 +48,14 @@ export type StudioCheckpointSaverFields = StudioClientFields & {
    * The service's message size limit is not published; lower this if it refuses large messages.
    */
   maxMessageChars?: number | undefined;
+  /**
+   * How many LangGraph threads keep their records in memory (default 100), so a read costs one
+   * call; a thread beyond them, least recently used first, is read whole again when next used.
+   */
+  maxCachedThreads?: number | undefined;
 };
+
+const DEFAULT_CACHED_THREADS = 100;
 
 export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #threads: CheckpointThreads;
@@ -56,7 +63,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
-    const { datasetId, serde: _serde, maxMessageChars, ...clientFields } = fields;
+    const { datasetId, serde: _serde, maxMessageChars, maxCachedThreads, ...clientFields } = fields;
     if (datasetId !== undefined && (typeof datasetId !== "string" || datasetId === "")) {
       throw new StudioValidationError("datasetId", "must be a non-empty string");
     }
@@ -69,7 +76,20 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         `must be an integer of at least 1000 (got ${String(maxMessageChars)})`,
       );
     }
-    this.#threads = new CheckpointThreads(resolveClient(clientFields), datasetId);
+    if (
+      maxCachedThreads !== undefined &&
+      (!Number.isInteger(maxCachedThreads) || maxCachedThreads < 1)
+    ) {
+      throw new StudioValidationError(
+        "maxCachedThreads",
+        `must be an integer of at least 1 (got ${String(maxCachedThreads)})`,
+      );
+    }
+    this.#threads = new CheckpointThreads(
+      resolveClient(clientFields),
+      datasetId,
+      maxCachedThreads ?? DEFAULT_CACHED_THREADS,
+    );
     this.#partChars = maxMessageChars ?? DEFAULT_PART_CHARS;
   }
 

@@ -11,7 +11,6 @@
  * write whose outcome is unknown (timeout, reset, 5xx) is simply sent again, a bounded number of
  * times; no read-back is needed to avoid duplicates.
  */
-import type { ThreadMessage } from "../api-types";
 import { isAmbiguousWriteFailure } from "../chat_history/confirmed-writes";
 import {
   createSessionThread,
@@ -59,6 +58,8 @@ export class CheckpointThreads {
   constructor(
     readonly client: StudioClient,
     private readonly datasetId: string | undefined,
+    /** Threads whose records stay in memory; the least recently used beyond it are re-read. */
+    private readonly maxCachedThreads: number,
   ) {}
 
   #scope() {
@@ -66,10 +67,13 @@ export class CheckpointThreads {
   }
 
   #view(threadId: string): ThreadView {
-    let view = this.#views.get(threadId);
-    if (!view) {
-      view = fresh();
-      this.#views.set(threadId, view);
+    const view = this.#views.get(threadId) ?? fresh();
+    // Map order is use order: re-inserting marks it recently used, the first key is the oldest.
+    this.#views.delete(threadId);
+    this.#views.set(threadId, view);
+    if (this.#views.size > this.maxCachedThreads) {
+      const oldest = this.#views.keys().next().value;
+      if (oldest !== undefined) this.#views.delete(oldest);
     }
     return view;
   }
@@ -100,7 +104,7 @@ export class CheckpointThreads {
     try {
       const query = { order: "asc" as const, limit: PAGE, ...cursor(view.cursor) };
       for await (const message of this.client.iterateMessages(serviceThreadId, query)) {
-        const record = view.reader.read(message as ThreadMessage);
+        const record = view.reader.read(message);
         if (record) view.log.add(record);
         view.cursor = message.id;
       }
@@ -113,16 +117,36 @@ export class CheckpointThreads {
     return view.log;
   }
 
-  /** Appends one record's messages, creating the service thread on the first write. */
+  /**
+   * Appends one record's messages, creating the service thread on the first write. A thread that
+   * another process deleted is replaced by a new one, as a first write would create it.
+   */
   async append(threadId: string, messages: RecordMessage[], what: string): Promise<void> {
-    const serviceThreadId = await this.#ensureThread(threadId);
+    let serviceThreadId = await this.#ensureThread(threadId);
+    let sent = await this.#sendAll(serviceThreadId, messages);
+    if (sent.failedAt === 0 && sent.error instanceof StudioNotFoundError) {
+      this.#forget(threadId, serviceThreadId);
+      serviceThreadId = await this.#ensureThread(threadId);
+      sent = await this.#sendAll(serviceThreadId, messages);
+    }
+    if (sent.failedAt !== -1) {
+      throw writeError(threadId, serviceThreadId, what, sent.failedAt, messages.length, sent.error);
+    }
+  }
+
+  /** Sends the messages in order; says which one failed (-1: none) and why. */
+  async #sendAll(
+    serviceThreadId: string,
+    messages: RecordMessage[],
+  ): Promise<{ failedAt: number; error?: unknown }> {
     for (const [i, message] of messages.entries()) {
       try {
         await this.#send(serviceThreadId, message);
       } catch (error) {
-        throw writeError(threadId, serviceThreadId, what, i, messages.length, error);
+        return { failedAt: i, error };
       }
     }
+    return { failedAt: -1 };
   }
 
   async #send(serviceThreadId: string, message: RecordMessage): Promise<void> {

@@ -20,6 +20,8 @@ const examples = readdirSync(join(REPO_ROOT, "examples"))
   .filter((name) => name.endsWith(".ts"))
   .sort();
 
+/** Resolves "langchain-studio" to dist/, whatever source mapping the root tsconfig may have. */
+const TSCONFIG = join("examples", "tsconfig.json");
 const PER_EXAMPLE_TIMEOUT_MS = 60_000;
 const PARALLEL = 2;
 
@@ -32,7 +34,7 @@ async function runAll(names: string[]): Promise<Map<string, CommandResult>> {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
       results.set(
         name,
-        await runCommand("npx", ["tsx", join("examples", name)], {
+        await runCommand("npx", ["tsx", "--tsconfig", TSCONFIG, join("examples", name)], {
           env,
           timeoutMs: PER_EXAMPLE_TIMEOUT_MS,
         }),
@@ -64,7 +66,7 @@ describe("examples", () => {
   it("type-check against the built package's declarations", async () => {
     const result = await runCommand(
       process.execPath,
-      [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", "examples", "--noEmit"],
+      [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", TSCONFIG, "--noEmit"],
       { env: process.env, timeoutMs: 120_000 },
     );
     expect(result.code === 0, `tsc -p examples: ${describeRun(result, 3000)}`).toBe(true);

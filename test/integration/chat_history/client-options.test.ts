@@ -113,7 +113,7 @@ const cases: Record<(typeof CLIENT_OPTION_NAMES)[number], () => Promise<void>> =
   async fetch() {
     const seen: string[] = [];
     await read({
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+      fetch: (input: string | URL | Request, init?: RequestInit) => {
         seen.push(String(input instanceof Request ? input.url : input));
         return fetch(input, init);
       },

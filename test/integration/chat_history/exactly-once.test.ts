@@ -28,7 +28,7 @@ interface Rule {
 /** A client whose requests matching a rule meet that rule's fault, each rule once. */
 function scriptedClient(rules: Rule[], options: { timeout?: number } = {}): StudioClient {
   const seen = rules.map(() => 0);
-  const fetchWithFaults = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchWithFaults = async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
     const method = (init?.method ?? "GET").toUpperCase();
     const index = rules.findIndex((rule, i) => {

@@ -28,6 +28,29 @@ afterEach(async () => {
 });
 
 describe("persistence", () => {
+  it("keeps a metadata key named __proto__ across a restart (issue 13.16)", async () => {
+    const first = await start();
+    const raw = '{"__proto__":"p","k":"v"}';
+    const created = await studio<Thread>(first, "POST", PATHS.threads, {
+      messages: [{ role: "system", content: "s" }],
+    });
+    // JSON.parse gives an own "__proto__" key, as a server reading the wire would.
+    const thread = (
+      await studio<Thread>(first, "POST", PATHS.threads, JSON.parse(`{"metadata":${raw}}`))
+    ).body;
+    await first.close();
+
+    const second = await start();
+    const back = await studio<Thread>(second, "GET", PATHS.thread(thread.id));
+    expect(back.text).toContain(`"metadata":${raw}`);
+    const system = await studio<ListResponse<ThreadMessage>>(
+      second,
+      "GET",
+      `${PATHS.messages(created.body.id)}?order=asc`,
+    );
+    expect(system.body.data.map((m) => m.role)).toEqual(["system"]);
+  });
+
   it("keeps threads, messages and assistants across a restart", async () => {
     const first = await start();
     const thread = (

@@ -104,6 +104,35 @@ describe("StudioCheckpointSaver", () => {
     expect((await a.getTuple(again))?.checkpoint.channel_values).toEqual({ b: 2 });
   });
 
+  it("writes to a new thread when another saver deleted the thread since the last read", async () => {
+    const a = new StudioCheckpointSaver({ client: newClient() });
+    const config = { configurable: { thread_id: "rewritten", checkpoint_ns: "" } };
+    await a.put(config, checkpointWith({ a: 1 }, 1), meta(0), { a: 1 });
+    await new StudioCheckpointSaver({ client: newClient() }).deleteThread("rewritten");
+    const saved = await a.put(config, checkpointWith({ b: 2 }, 1), meta(0), { b: 1 });
+    const fresh = new StudioCheckpointSaver({ client: newClient() });
+    expect((await fresh.getTuple(saved))?.checkpoint.channel_values).toEqual({ b: 2 });
+  });
+
+  it("keeps at most maxCachedThreads threads in memory, reading an evicted one whole again", async () => {
+    const saver = new StudioCheckpointSaver({ client: newClient(), maxCachedThreads: 1 });
+    const a = { configurable: { thread_id: "a", checkpoint_ns: "" } };
+    const b = { configurable: { thread_id: "b", checkpoint_ns: "" } };
+    await saver.put(a, checkpointWith({ x: "a" }, 1), meta(0), { x: 1 });
+    await saver.put(b, checkpointWith({ x: "b" }, 1), meta(0), { x: 1 });
+    const listCalls = () =>
+      emulator.handle.requests.filter((r) => r.method === "GET" && r.path.endsWith("/messages"));
+    await saver.getTuple(b);
+    emulator.handle.clearRequests();
+    await saver.getTuple(b);
+    expect(listCalls().map((r) => r.query.after)).toEqual([expect.any(String)]);
+    emulator.handle.clearRequests();
+    expect((await saver.getTuple(a))?.checkpoint.channel_values).toEqual({ x: "a" });
+    expect((await saver.getTuple(b))?.checkpoint.channel_values).toEqual({ x: "b" });
+    // Each was evicted by the other, so each read started from the thread's beginning.
+    expect(listCalls().map((r) => r.query.after)).toEqual([undefined, undefined]);
+  });
+
   it("list() without a thread_id finds checkpoint threads only, not conversations", async () => {
     const client = newClient();
     await new StudioChatMessageHistory({ client, sessionId: "chat-1" }).addMessage(

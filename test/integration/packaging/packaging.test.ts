@@ -70,26 +70,32 @@ describe("the packed package", () => {
     });
   }, 60_000);
 
-  it("requires from CommonJS (root and ./emulator subpath)", async () => {
+  it("requires from CommonJS (root, ./agents and ./emulator subpaths)", async () => {
     const file = path.join(workDir, "cjs.cjs");
     await writeFile(
       file,
       [
         'const { ChatStudio, StudioClient } = require("langchain-studio");',
         'const { startEmulator } = require("langchain-studio/emulator");',
+        'const { loadAssistantAgent } = require("langchain-studio/agents");',
         "(async () => {",
         "  const emulator = await startEmulator({ port: 0 });",
         "  const client = new StudioClient({ baseUrl: emulator.baseUrl, proxyUrl: emulator.proxyUrl, apiKey: emulator.apiKey });",
         "  const model = new ChatStudio({ model: 'studio/echo-small', client });",
         "  const reply = await model.invoke('hello from cjs');",
-        "  console.log(JSON.stringify({ reply: reply.content }));",
+        "  const agent = await loadAssistantAgent({ assistant: { id: 'a', modelName: 'studio/echo-small' }, client });",
+        "  const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'agent' }] });",
+        "  console.log(JSON.stringify({ reply: reply.content, agent: messages.at(-1).text }));",
         "  await client.close();",
         "  await emulator.close();",
         "})().catch((e) => { console.error(e); process.exit(1); });",
       ].join("\n"),
     );
     const { stdout } = await run(process.execPath, [file], { cwd: workDir });
-    expect(JSON.parse(stdout.trim())).toEqual({ reply: "You said: hello from cjs" });
+    expect(JSON.parse(stdout.trim())).toEqual({
+      reply: "You said: hello from cjs",
+      agent: "You said: agent",
+    });
   }, 60_000);
 
   it("runs an assistant through ./agents with the root's client and errors (one copy of each)", async () => {

@@ -144,6 +144,34 @@ describe("appendConfirmed", () => {
   });
 });
 
+describe("after a timeout (issue 13.4)", () => {
+  it("waits for a write that lands after the timeout instead of sending it again", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    // Timed out after 20 ms; the server stores it 50 ms later, within the 4 x 20 ms window.
+    fake.messageSteps = [{ late: new StudioTimeoutError("POST", path, 20), ms: 50 }];
+    await appendConfirmed(fake.asClient(), policy, threadId, batch("slow"), undefined);
+    expect(fake.texts(threadId)).toEqual(["slow"]);
+    expect(fake.calls.filter((c) => c === "createMessage")).toHaveLength(1);
+    expect(fake.calls.filter((c) => c.startsWith("listMessages"))).toHaveLength(2);
+  });
+
+  it("reports a write still absent after its last attempt as unknown, not as not stored", async () => {
+    const fake = new FakeThreads();
+    const threadId = await threadWith(fake);
+    fake.messageSteps = [{ before: timeout() }, { before: timeout() }, { before: timeout() }];
+    const error = await appendConfirmed(
+      fake.asClient(),
+      policy,
+      threadId,
+      batch("a", "b"),
+      undefined,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialWrite);
+    expect((error as PartialWrite).states(2)).toEqual(["unknown", "notStored"]);
+  });
+});
+
 describe("threadHasMessage", () => {
   it("stops at the anchor instead of reading the whole thread", async () => {
     const fake = new FakeThreads();

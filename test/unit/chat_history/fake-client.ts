@@ -14,8 +14,11 @@ import { StudioClient } from "../../../src/client";
 import { StudioAPIError } from "../../../src/errors";
 import { storeLikeServer } from "../../helpers/thread-messages";
 
-/** What the next write does: succeed, fail before storing, or store and then fail. */
-export type Step = "ok" | { before: Error } | { after: Error };
+/**
+ * What the next write does: succeed, fail before storing, store and then fail, or fail at once and
+ * store `ms` later (a slow server committing after the client gave up).
+ */
+export type Step = "ok" | { before: Error } | { after: Error } | { late: Error; ms: number };
 
 export class FakeThreads {
   threads: Thread[] = [];
@@ -74,8 +77,12 @@ export class FakeThreads {
     this.calls.push("createMessage");
     const step = this.messageSteps.shift() ?? "ok";
     if (step !== "ok" && "before" in step) throw step.before;
+    if (step !== "ok" && "late" in step) {
+      setTimeout(() => this.store(threadId, body), step.ms);
+      throw step.late;
+    }
     const message = this.store(threadId, body);
-    if (step !== "ok") throw step.after;
+    if (step !== "ok" && "after" in step) throw step.after;
     return message;
   }
 
@@ -83,6 +90,7 @@ export class FakeThreads {
     this.calls.push("createThread");
     const step = this.threadSteps.shift() ?? "ok";
     if (step !== "ok" && "before" in step) throw step.before;
+    if (step !== "ok" && "late" in step) throw new Error("late thread creation is not scripted");
     const thread: Thread = {
       id: this.id("thread"),
       object: "thread",
@@ -93,7 +101,7 @@ export class FakeThreads {
     this.threads.push(thread);
     this.messages.set(thread.id, []);
     for (const message of body.messages ?? []) this.store(thread.id, message);
-    if (step !== "ok") throw step.after;
+    if (step !== "ok" && "after" in step) throw step.after;
     return thread;
   }
 

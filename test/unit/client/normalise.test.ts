@@ -50,9 +50,9 @@ describe("chat chunks", () => {
     expect(parseChunk({ id: "c", choices: [{ index: 0, finish_reason: "stop" }] }).choices).toEqual(
       [{ index: 0, delta: {}, finish_reason: "stop" }],
     );
-    expect(parseChunk({ id: "c", usage: { prompt_tokens: 1, completion_tokens: 2 } }).choices).toEqual(
-      [],
-    );
+    expect(
+      parseChunk({ id: "c", usage: { prompt_tokens: 1, completion_tokens: 2 } }).choices,
+    ).toEqual([]);
   });
 
   it("content as parts: text parts are text, thinking parts are reasoning, never text", () => {
@@ -103,9 +103,9 @@ describe("chat chunks", () => {
 
   it("refuses what would make the answer wrong, naming the field", () => {
     expect(() => parseChunk(chunk({ content: 7 }))).toThrow();
-    expect(ChatCompletionChunkSchema.safeParse(chunk({ content: 7 })).error?.issues[0]?.path).toEqual(
-      ["choices", 0, "delta", "content"],
-    );
+    expect(
+      ChatCompletionChunkSchema.safeParse(chunk({ content: 7 })).error?.issues[0]?.path,
+    ).toEqual(["choices", 0, "delta", "content"]);
     expect(ChatCompletionChunkSchema.safeParse({ id: "c", choices: "x" }).success).toBe(false);
     expect(
       ChatCompletionChunkSchema.safeParse(chunk({ tool_calls: [{ index: -1, function: {} }] }))
@@ -128,12 +128,16 @@ describe("tool-call indexes across a stream", () => {
 
   it("each new id starts a call; fragments without id attach to the last call", () => {
     const r = reader();
-    expect(calls(r, { tool_calls: [{ id: "a", function: { name: "f", arguments: "" } }] })![0]!.index).toBe(0);
+    expect(
+      calls(r, { tool_calls: [{ id: "a", function: { name: "f", arguments: "" } }] })![0]!.index,
+    ).toBe(0);
     expect(calls(r, { tool_calls: [{ function: { arguments: '{"x":' } }] })![0]!.index).toBe(0);
     expect(calls(r, { tool_calls: [{ id: "b", function: { name: "g" } }] })![0]!.index).toBe(1);
     expect(calls(r, { tool_calls: [{ function: { arguments: "1}" } }] })![0]!.index).toBe(1);
     // A known id continues its own call.
-    expect(calls(r, { tool_calls: [{ id: "a", function: { arguments: "2}" } }] })![0]!.index).toBe(0);
+    expect(calls(r, { tool_calls: [{ id: "a", function: { arguments: "2}" } }] })![0]!.index).toBe(
+      0,
+    );
   });
 
   it("several calls in one delta are ordered by position, with or without ids", () => {
@@ -146,13 +150,19 @@ describe("tool-call indexes across a stream", () => {
     });
     expect(out!.map((c) => c.index)).toEqual([0, 1]);
     // A later whole call naming a function, with no id, is a new call, not a fragment of g.
-    expect(calls(r, { tool_calls: [{ function: { name: "h", arguments: "{}" } }] })![0]!.index).toBe(2);
+    expect(
+      calls(r, { tool_calls: [{ function: { name: "h", arguments: "{}" } }] })![0]!.index,
+    ).toBe(2);
   });
 
   it("servers that send index are taken at their word, and ids map to them", () => {
     const r = reader();
-    expect(calls(r, { tool_calls: [{ index: 3, id: "z", function: { name: "f" } }] })![0]!.index).toBe(3);
-    expect(calls(r, { tool_calls: [{ id: "z", function: { arguments: "{}" } }] })![0]!.index).toBe(3);
+    expect(
+      calls(r, { tool_calls: [{ index: 3, id: "z", function: { name: "f" } }] })![0]!.index,
+    ).toBe(3);
+    expect(calls(r, { tool_calls: [{ id: "z", function: { arguments: "{}" } }] })![0]!.index).toBe(
+      3,
+    );
     expect(calls(r, { tool_calls: [{ id: "y", function: { name: "g" } }] })![0]!.index).toBe(4);
   });
 
@@ -215,7 +225,9 @@ describe("whole answers", () => {
   });
 
   it("reasoning in a message, under either name or as parts, becomes reasoning_content", () => {
-    const named = ChatCompletionSchema.parse(answer({ role: "assistant", content: "a", reasoning: "r" }));
+    const named = ChatCompletionSchema.parse(
+      answer({ role: "assistant", content: "a", reasoning: "r" }),
+    );
     expect(named.choices[0]!.message).toEqual({
       role: "assistant",
       content: "a",
@@ -254,9 +266,9 @@ describe("whole answers", () => {
     expect(TextCompletionSchema.parse({ choices: [{ text: "a" }] })).toEqual({
       choices: [{ index: 0, text: "a", finish_reason: null }],
     });
-    expect(TextCompletionChunkSchema.parse({ choices: [{ text: null, finish_reason: "" }] })).toEqual(
-      { choices: [{ index: 0, finish_reason: null }] },
-    );
+    expect(
+      TextCompletionChunkSchema.parse({ choices: [{ text: null, finish_reason: "" }] }),
+    ).toEqual({ choices: [{ index: 0, finish_reason: null }] });
   });
 
   it("still refuses a wrong type", () => {

@@ -5,7 +5,11 @@
  */
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { apiErrorFromResponse, parseErrorBody } from "../../../src/client/errors-from-response";
+import {
+  apiErrorFromResponse,
+  excerpt,
+  parseErrorBody,
+} from "../../../src/client/errors-from-response";
 import { REDACTED, redactCause, redactDeep, redactText } from "../../../src/client/redact";
 import type { ResponseHead } from "../../../src/client/transport";
 import {
@@ -205,6 +209,12 @@ describe("error classes", () => {
     const { message: out } = parseErrorBody(JSON.stringify({ error: { message } }));
     expect(out?.length).toBeLessThan(1100);
     expect(pieceIn(out ?? "")).toBeUndefined();
+  });
+
+  it("an excerpt (also used for 2xx bodies that are not JSON) redacts before it cuts", () => {
+    const shown = excerpt(`<p>${"x".repeat(190)}${KEY}</p>`);
+    expect(shown).toBe(`${"x".repeat(190)}${REDACTED}`);
+    expect(shown).not.toContain(KEY.slice(0, 4));
   });
 
   it("a non-JSON page is excerpted after redaction", () => {

@@ -195,7 +195,9 @@ describe("size: linear, and refused as soon as the cap is passed", () => {
       new ReadableStream<Uint8Array>(
         {
           start(controller) {
-            controller.enqueue(encoder.encode('data: {"id":"c","choices":[{"index":0,"delta":{"content":"'));
+            controller.enqueue(
+              encoder.encode('data: {"id":"c","choices":[{"index":0,"delta":{"content":"'),
+            );
           },
           pull(controller) {
             counter.bytes += piece.byteLength;
@@ -229,7 +231,10 @@ describe("size: linear, and refused as soon as the cap is passed", () => {
 
   it("one 16 MiB event, in 64 KiB reads, is parsed whole", async () => {
     const text = "y".repeat(16 * 1024 * 1024);
-    const payload = event({ id: "c", choices: [{ index: 0, delta: { content: text }, finish_reason: "stop" }] });
+    const payload = event({
+      id: "c",
+      choices: [{ index: 0, delta: { content: text }, finish_reason: "stop" }],
+    });
     const bytes = encoder.encode(`${payload}data: [DONE]\n\n`);
     const { fetch } = scripted(
       () =>
@@ -275,26 +280,31 @@ describe("time", () => {
     ["one byte of a never-ending event", 'data: {"id":', "x"],
     ["blank lines", "", "\n"],
     ["comments", "", ": keep-alive\n"],
-  ])("%s do not reset the idle clock: idle timeout after the last complete event", async (_name, start, piece) => {
-    const { stream, state } = trickle(`${delta("a")}${start}`, piece, 20);
-    const { fetch } = scripted(stream);
-    const { seen, error } = await run(
-      client(fetch, { streamIdleTimeout: 200, maxRetries: 0 }).streamChatCompletion(body),
-    );
-    expect(seen).toHaveLength(1);
-    expect(error).toBeInstanceOf(StudioTimeoutError);
-    expect(error!.message).toContain("streamIdleTimeout");
-    expect(state.sent).toBeGreaterThan(2);
-    expect(state.cancelled).toBe(true);
-  });
+  ])(
+    "%s do not reset the idle clock: idle timeout after the last complete event",
+    async (_name, start, piece) => {
+      const { stream, state } = trickle(`${delta("a")}${start}`, piece, 20);
+      const { fetch } = scripted(stream);
+      const { seen, error } = await run(
+        client(fetch, { streamIdleTimeout: 200, maxRetries: 0 }).streamChatCompletion(body),
+      );
+      expect(seen).toHaveLength(1);
+      expect(error).toBeInstanceOf(StudioTimeoutError);
+      expect(error!.message).toContain("streamIdleTimeout");
+      expect(state.sent).toBeGreaterThan(2);
+      expect(state.cancelled).toBe(true);
+    },
+  );
 
   it("complete events that keep coming reset it; streamTimeout caps the whole stream", async () => {
     const { stream, state } = trickle(delta("a"), delta("b"), 20);
     const { fetch } = scripted(stream);
     const { seen, error } = await run(
-      client(fetch, { streamIdleTimeout: 200, streamTimeout: 400, maxRetries: 2 }).streamChatCompletion(
-        body,
-      ),
+      client(fetch, {
+        streamIdleTimeout: 200,
+        streamTimeout: 400,
+        maxRetries: 2,
+      }).streamChatCompletion(body),
     );
     // Many events arrived 20 ms apart, far past the idle bound, until the overall cap.
     expect(seen.length).toBeGreaterThan(200 / 20);

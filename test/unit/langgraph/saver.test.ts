@@ -29,6 +29,7 @@ describe("StudioCheckpointSaver input checks", () => {
     for (const [fields, field] of [
       [{ client, datasetId: "" }, "datasetId"],
       [{ client, maxMessageChars: 10 }, "maxMessageChars"],
+      [{ client, maxCachedThreads: 0 }, "maxCachedThreads"],
     ] as const) {
       expect(() => new StudioCheckpointSaver(fields)).toThrow(
         expect.objectContaining({ name: "StudioValidationError", field }),
