@@ -417,7 +417,16 @@ function withIndexes<C extends { index?: number | undefined }>(
   }));
 }
 
-const choiceIndex = z.number().int().nonnegative().optional();
+/** `choices` of an answer or chunk: `index` and `finish_reason` (both tolerant) plus `fields`. */
+function choicesSchema<S extends z.ZodRawShape>(fields: S) {
+  return z.array(
+    z.looseObject({
+      index: z.number().int().nonnegative().optional(),
+      finish_reason: FinishReasonSchema,
+      ...fields,
+    }),
+  );
+}
 
 /** The fields every answer and chunk share, normalised: absent or "" is left out. */
 const headerFields = {
@@ -462,13 +471,7 @@ export interface ChatCompletion extends Header {
 export const ChatCompletionSchema = z
   .looseObject({
     ...headerFields,
-    choices: z.array(
-      z.looseObject({
-        index: choiceIndex,
-        message: ChatCompletionMessageSchema,
-        finish_reason: FinishReasonSchema,
-      }),
-    ),
+    choices: choicesSchema({ message: ChatCompletionMessageSchema }),
   })
   .transform(
     (completion): ChatCompletion => ({
@@ -491,9 +494,7 @@ export interface TextCompletion extends Header {
 export const TextCompletionSchema = z
   .looseObject({
     ...headerFields,
-    choices: z.array(
-      z.looseObject({ index: choiceIndex, text: z.string(), finish_reason: FinishReasonSchema }),
-    ),
+    choices: choicesSchema({ text: z.string() }),
   })
   .transform(
     (completion): TextCompletion => ({
@@ -595,15 +596,7 @@ export interface ChatCompletionChunk extends Header {
 export const ChatCompletionChunkSchema = z
   .looseObject({
     ...headerFields,
-    choices: z
-      .array(
-        z.looseObject({
-          index: choiceIndex,
-          delta: ChatCompletionDeltaSchema.nullish(),
-          finish_reason: FinishReasonSchema,
-        }),
-      )
-      .nullish(),
+    choices: choicesSchema({ delta: ChatCompletionDeltaSchema.nullish() }).nullish(),
   })
   .transform((chunk) => ({
     ...normaliseHeader(chunk),
@@ -625,15 +618,7 @@ export interface TextCompletionChunk extends Header {
 export const TextCompletionChunkSchema = z
   .looseObject({
     ...headerFields,
-    choices: z
-      .array(
-        z.looseObject({
-          index: choiceIndex,
-          text: z.string().nullish(),
-          finish_reason: FinishReasonSchema,
-        }),
-      )
-      .nullish(),
+    choices: choicesSchema({ text: z.string().nullish() }).nullish(),
   })
   .transform(
     (chunk): TextCompletionChunk => ({

@@ -20,7 +20,7 @@ export function redactSecrets(text: string): string {
 }
 
 /** Sets the `name` every instance of `cls` reports (on the prototype, like `Error`'s own). */
-function named(cls: { prototype: Error }, name: string): void {
+export function named(cls: { prototype: Error }, name: string): void {
   Object.defineProperty(cls.prototype, "name", {
     value: name,
     writable: true,

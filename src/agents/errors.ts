@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { StudioError } from "../errors";
+import { named, StudioError } from "../errors";
 
 /**
  * The function model still asked for tools after `maxIterations` calls in one run. The pending
@@ -7,6 +7,10 @@ import { StudioError } from "../errors";
  * so nothing that happened is lost.
  */
 export class StudioMaxIterationsError extends StudioError {
+  static {
+    named(StudioMaxIterationsError, "StudioMaxIterationsError");
+  }
+
   readonly maxIterations: number;
   readonly pendingToolCalls: string[];
   readonly messages: BaseMessage[];

@@ -16,17 +16,26 @@ export interface StudioClientOptions {
   timeout?: number;
   /** Longest wait between two complete stream events in ms (default: `timeout`). */
   streamIdleTimeout?: number;
-  /** Longest a whole stream may take, in ms, the last guard against a server that never ends. */
+  /**
+   * Longest a whole stream may take, in ms, retries included: the last guard against a server that
+   * never ends (default 600000, 10 minutes, or `timeout` when that is longer).
+   */
   streamTimeout?: number;
   /** Retries after the first attempt on retryable failures (default 2). */
   maxRetries?: number;
   /** Headers added to every request (never overriding the auth headers). */
   defaultHeaders?: Record<string, string>;
-  /** Sockets per origin in the client's own keep-alive pool (default 64; ignored with `dispatcher`). */
+  /**
+   * Sockets per origin in the client's own keep-alive pool, on Node (default 64; ignored with
+   * `dispatcher` or `fetch`).
+   */
   connections?: number;
-  /** An undici Dispatcher (Pool, Agent, MockAgent...) for the undici transport. */
+  /** An undici Dispatcher (Pool, Agent, MockAgent...), passed to fetch; its owner closes it. */
   dispatcher?: Dispatcher;
-  /** A WHATWG fetch; selects the fetch transport (used by nock-based tests, edge runtimes). */
+  /**
+   * A WHATWG fetch every request goes through. Default: undici's fetch on Node (loaded on the
+   * first call), the runtime's own fetch elsewhere.
+   */
   fetch?: FetchLike;
   /** Largest response body accepted, in bytes (default 32 MiB); larger is a clear error. */
   maxResponseBytes?: number;

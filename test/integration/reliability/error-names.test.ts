@@ -62,7 +62,11 @@ function nameOf(cls: new (...args: never[]) => Error): string {
 function expectOwnNames(module: Record<string, unknown>, expected: string[]): void {
   const classes = errorClasses(module);
   expect(classes.map(([exported]) => exported).sort()).toEqual(expect.arrayContaining(expected));
-  for (const [exported, cls] of classes) expect(nameOf(cls), exported).toBe(exported);
+  for (const [exported, cls] of classes) {
+    // A class declared outside src/errors.ts names itself the same way, in its own body:
+    // `static { this.prototype.name = "TheClassName"; }`.
+    expect(nameOf(cls), `${exported} must set its name from a string literal`).toBe(exported);
+  }
 }
 
 const ERRORS_TS_CLASSES = Object.keys(sourceErrors).filter((name) => name.endsWith("Error"));
@@ -94,5 +98,12 @@ describe("error names survive minification", () => {
     // The build itself, unminified: no `_StudioAPIError`.
     const built = (await import(pathToFileURL(dist).href)) as Record<string, unknown>;
     expectOwnNames(built, ERRORS_TS_CLASSES);
+  });
+
+  it("dist/agents/index.js minified by esbuild: its error classes too", async () => {
+    const dist = path.join(ROOT, "dist/agents/index.js");
+    expect(existsSync(dist), "dist/agents/index.js is missing: build first (npx tsup)").toBe(true);
+    const module = await minified(dist, "agents");
+    expectOwnNames(module, ["StudioMaxIterationsError"]);
   });
 });

@@ -8,7 +8,6 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
-import { StudioClient } from "../../../src/client";
 import { StudioServerError } from "../../../src/errors";
 import { completion, KEY, MODEL, newModel, ORIGIN, PATH, PROXY_URL, replyJson } from "./helpers";
 

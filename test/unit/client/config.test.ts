@@ -85,6 +85,9 @@ describe("configuration", () => {
     [{ timeout: "10" }, "timeout"],
     [{ timeout: 2 ** 31 }, "timeout"],
     [{ streamIdleTimeout: 0 }, "streamIdleTimeout"],
+    [{ streamTimeout: 0 }, "streamTimeout"],
+    [{ streamTimeout: "600000" }, "streamTimeout"],
+    [{ streamTimeout: 2 ** 31 }, "streamTimeout"],
     [{ maxRetries: 1.5 }, "maxRetries"],
     [{ maxRetries: -1 }, "maxRetries"],
     [{ maxResponseBytes: 0 }, "maxResponseBytes"],
@@ -136,6 +139,12 @@ describe("configuration", () => {
       expect(shown).not.toContain("secret");
     },
   );
+
+  it("streamTimeout: 10 minutes by default, `timeout` when that is longer, else as given", () => {
+    expect(makeClient().toJSON().streamTimeout).toBe(600_000);
+    expect(makeClient({ timeout: 900_000 }).toJSON().streamTimeout).toBe(900_000);
+    expect(makeClient({ streamTimeout: 5_000 }).toJSON().streamTimeout).toBe(5_000);
+  });
 
   it("says when a bad value came from the environment", () => {
     vi.stubEnv("STUDIO_BASE_URL", "studio.example.com");

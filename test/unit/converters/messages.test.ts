@@ -9,7 +9,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import type { ChatCompletion, ChatCompletionChunk } from "../../../src/api-types";
+import type { ChatCompletion } from "../../../src/api-types";
 import {
   ChatStreamState,
   convertChoiceToAIMessage,
@@ -420,7 +420,7 @@ describe("chunk -> AIMessageChunk", () => {
     expect(message?.content).toBe("Hel");
     expect(message?.id).toBe("chatcmpl-2");
     expect(message?.response_metadata).toEqual({ model_provider: "studio" });
-    const kwargs = (message?.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
+    const kwargs = (message!.toJSON() as { kwargs: Record<string, unknown> }).kwargs;
     expect(kwargs).toMatchObject({ content: "Hel", id: "chatcmpl-2" });
   });
 
