@@ -1,4 +1,4 @@
-import { StudioError } from "../errors";
+import { named, StudioError } from "../errors";
 
 /** Where each message of a write call stands, by its index in the call's `messages`. */
 export interface WriteOutcome {
@@ -39,6 +39,10 @@ function describeOutcome(outcome: WriteOutcome, total: number): string {
  * is missing, so a retry never duplicates.
  */
 export class StudioWriteNotConfirmedError extends StudioError {
+  static {
+    named(StudioWriteNotConfirmedError, "StudioWriteNotConfirmedError");
+  }
+
   /** The thread written to; undefined when even its creation could not be confirmed. */
   readonly threadId: string | undefined;
   /** Indexes (in the call's messages) of the messages known to be stored. */

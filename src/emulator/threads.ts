@@ -21,18 +21,6 @@ const CONTENT_TYPES = new Set(["text", "image_file", "image_url"]);
 /** Roles a message may be written with: the notes' two, and `system`, which other tools write. */
 const ROLES = new Set(["user", "assistant", "system"]);
 
-/**
- * Checked metadata, with every key kept as an own property: `__proto__` is a key like any other
- * (a plain `out[key] = value` copy would set the prototype instead and lose it).
- */
-function readMetadata(body: Json, key: string, path = key): Record<string, string> {
-  optionalMetadata(body, key, path);
-  const value = body[key];
-  return isObject(value)
-    ? (Object.fromEntries(Object.entries(value)) as Record<string, string>)
-    : {};
-}
-
 export function threadRoutes(store: Store, prefix: string): Route[] {
   const thread = (ctx: RequestContext) => {
     const id = ctx.params.threadId!;
@@ -60,7 +48,7 @@ export function threadRoutes(store: Store, prefix: string): Route[] {
         const datasetId = optionalString(body, "datasetId");
         const record = store.createThread(
           {
-            metadata: readMetadata(body, "metadata"),
+            metadata: optionalMetadata(body, "metadata"),
             title: optionalString(body, "title") ?? null,
             toolResources: optionalObject(body, "toolResources") ?? {},
             ...(datasetId ? { datasetId } : {}),
@@ -172,7 +160,7 @@ export function readMessage(value: unknown, path: string): NewMessage {
     attachments,
     assistantId: optionalString(value, "assistantId", at("assistantId")) ?? null,
     runId: optionalString(value, "runId", at("runId")) ?? null,
-    metadata: readMetadata(value, "metadata", at("metadata")),
+    metadata: optionalMetadata(value, "metadata", at("metadata")),
   };
 }
 

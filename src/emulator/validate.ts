@@ -118,7 +118,6 @@ export function optionalMetadata(obj: Json, key: string, path = key): Record<str
       "too_many_keys",
     );
   }
-  const out: Record<string, string> = {};
   for (const [k, v] of entries) {
     if (k.length > METADATA_LIMITS.maxKeyLength) {
       throw invalid(
@@ -136,9 +135,10 @@ export function optionalMetadata(obj: Json, key: string, path = key): Record<str
         "value_too_long",
       );
     }
-    out[k] = v;
   }
-  return out;
+  // fromEntries keeps every key an own property: `out[k] = v` would turn `__proto__` into the
+  // prototype and lose it.
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 export function optionalObject(obj: Json, key: string, path = key): Json | undefined {
