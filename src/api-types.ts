@@ -15,8 +15,17 @@ import { z } from "zod/v4";
 // Shared pieces
 // ---------------------------------------------------------------------------------------------
 
-/** Metadata is key-value pairs; the notes limit it to string values (16 keys, 64/512 chars). */
-export const MetadataSchema = z.record(z.string(), z.unknown());
+/**
+ * Metadata is key-value pairs; the notes limit it to string values (16 keys, 64/512 chars). Read
+ * by copying entries rather than with `z.record`, whose `out[key] = value` copy turns a key named
+ * `__proto__` into the prototype and loses it.
+ */
+export const MetadataSchema = z
+  .custom<Record<string, unknown>>(
+    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+    { error: "expected an object of key-value pairs" },
+  )
+  .transform((value) => Object.fromEntries(Object.entries(value)));
 export type Metadata = Record<string, string>;
 
 export const METADATA_LIMITS = {

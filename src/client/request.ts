@@ -476,7 +476,7 @@ export class Requester {
     const reason = control.reason;
     if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.timeout);
     if (reason === IDLE) return new StudioTimeoutError(spec.method, path, limits.idleMs, "event");
-    if (reason === STREAM_TIMEOUT) return streamTimeoutError(spec.method, path, limits.streamMs);
+    if (reason === STREAM_TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.streamMs, "stream");
     if (error instanceof StudioError) return error;
     if (error instanceof ResponseTooLargeError) {
       return new StudioResponseError(
@@ -510,8 +510,3 @@ interface StreamLimits {
 }
 
 /** `streamTimeout` ran out: the stream as a whole took too long, however lively it was. */
-function streamTimeoutError(method: string, path: string, ms: number): StudioTimeoutError {
-  const error = new StudioTimeoutError(method, path, ms, "stream");
-  error.message = `${method} ${path} timed out: the stream did not end within ${ms} ms (streamTimeout). Raise the "streamTimeout" option for longer answers.`;
-  return error;
-}

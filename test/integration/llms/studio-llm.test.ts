@@ -102,6 +102,36 @@ describe("StudioLLM on the emulator", () => {
     });
   });
 
+  it("streams ask for usage (stream_options); streamUsage: false asks for none and gets none", async () => {
+    for await (const _ of makeLLM()._streamResponseChunks("count me", {})) {
+      // read it all
+    }
+    expect(completionRequests()[0]?.body).toMatchObject({
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    emulator.handle.clearRequests();
+    const chunks: GenerationChunk[] = [];
+    for await (const chunk of makeLLM({ streamUsage: false })._streamResponseChunks(
+      "count me",
+      {},
+    )) {
+      chunks.push(chunk);
+    }
+    expect(completionRequests()[0]?.body).not.toHaveProperty("stream_options");
+    expect(chunks.at(-1)?.generationInfo?.tokenUsage).toBeUndefined();
+  });
+
+  it("the generations name the model, its provider and the finish reason", async () => {
+    const result = await makeLLM().generate(["hi"]);
+    expect(result.generations[0]?.[0]?.generationInfo).toEqual({
+      model_provider: "studio",
+      model: MODEL,
+      model_name: MODEL,
+      finish_reason: "stop",
+    });
+  });
+
   it("streaming: true gives the same generations and usage as a plain call", async () => {
     const prompts = ["alpha", "beta gamma"];
     const tokens: string[] = [];

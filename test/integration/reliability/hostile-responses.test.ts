@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { AIMessage, type AIMessageChunk, HumanMessage } from "@langchain/core/messages";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { StudioChatMessageHistory } from "../../../src/chat_history";
+import { StudioChatMessageHistory, StudioWriteNotConfirmedError } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import { startEmulator } from "../../../src/emulator";
@@ -255,9 +255,10 @@ describe("JSON of the wrong shape, nulls, empty bodies", () => {
       serve((_req, res) => sendJson(res, 200, { id: null, object: "thread" }));
       const before = server.seen.length;
       const history = new StudioChatMessageHistory({ client: makeClient() });
-      expect(await failure(history.addMessage(new HumanMessage("hi")))).toBeInstanceOf(
-        StudioResponseError,
-      );
+      // The history reports the unconfirmed write; the bad answer is its cause.
+      const error = await failure(history.addMessage(new HumanMessage("hi")));
+      expect(error).toBeInstanceOf(StudioWriteNotConfirmedError);
+      expect((error as { cause?: unknown }).cause).toBeInstanceOf(StudioResponseError);
       expect(server.seen.length - before).toBe(1);
       expect(history.threadId).toBeUndefined();
     },
