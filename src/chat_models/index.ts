@@ -57,6 +57,7 @@ import {
   lsParams,
   parseModelFields,
   requestOptions,
+  runRequest,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
@@ -295,9 +296,8 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     return { generations, llmOutput: llmOutputOf(convertUsage(completion.usage)) };
   }
 
-  /** Through core's caller, which bounds requests in flight by `maxConcurrency`. */
   #queued<T>(options: this["ParsedCallOptions"], call: () => Promise<T>): Promise<T> {
-    return this.caller.callWithOptions({ signal: options.signal }, call);
+    return runRequest(this, options.signal, call);
   }
 
   /** `invoke` with `streaming: true`: the stream's chunks summed per choice. */

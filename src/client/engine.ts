@@ -1,15 +1,19 @@
 /**
- * Which `fetch` the client's requests go through, chosen once per client:
+ * What sends the client's requests, chosen once per client:
  * - the `fetch` option, when given;
- * - on Node (not Bun or Deno, which also define `process.versions.node`): undici's `fetch` over a
- *   keep-alive `Agent` of the client's own (`connections` sockets per origin), or over the
+ * - on Node (not Bun or Deno, which also define `process.versions.node`): undici's `request` over
+ *   a keep-alive `Agent` of the client's own (`connections` sockets per origin), or over the
  *   caller's `dispatcher`. undici is the package's declared dependency, loaded on the first call
  *   with a dynamic import that bundlers leave alone, so loading the package loads nothing
  *   Node-only and browser bundles never pull undici in;
  * - everywhere else, the runtime's own `globalThis.fetch`.
- * A `dispatcher` is handed to whichever fetch runs, as its `dispatcher` init member, and stays
- * its owner's to close. The client's own Agent keeps idle sockets only for undici's keep-alive
- * timeout and unreferenced, so a process with a forgotten client still exits on its own.
+ *
+ * Either way the transport gets the same `EngineResponse`: status, headers and a body reader.
+ * On Node the body stays undici's own stream: wrapping it in a WHATWG `Response` (which is what
+ * undici's `fetch` does too) adds more latency to every call than the bench allows the whole
+ * client. A `dispatcher` is handed to whichever engine runs and stays its owner's to close. The
+ * client's own Agent keeps idle sockets only for undici's keep-alive timeout, unreferenced, so
+ * a process with a forgotten client still exits on its own.
  */
 import type { Agent, Dispatcher } from "undici";
 import type { FetchLike } from "./types";
@@ -19,6 +23,29 @@ export interface EngineOptions {
   readonly dispatcher: Dispatcher | undefined;
   readonly connections: number;
 }
+
+/** What the transport sends: fetch's terms, without redirects (they are never followed). */
+export interface EngineRequest {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | null;
+  readonly signal: AbortSignal;
+}
+
+/** A body read piece by piece; `cancel` stops reading and frees the connection. */
+export interface BodyReader {
+  read(): Promise<{ done?: boolean | undefined; value?: Uint8Array | undefined }>;
+  cancel(): Promise<unknown>;
+}
+
+/** A response whose headers are in; the body is still to be read. */
+export interface EngineResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: BodyReader | null;
+}
+
+type Send = (url: string, request: EngineRequest) => Promise<EngineResponse>;
 
 /** Hidden from bundlers: a variable specifier plus the ignore comments webpack and Vite read. */
 const UNDICI = "undici";
@@ -38,7 +65,7 @@ export function isNode(): boolean {
 
 export class Engine {
   readonly #options: EngineOptions;
-  #loading: Promise<FetchLike> | undefined;
+  #loading: Promise<Send> | undefined;
   #agent: Agent | undefined;
   #closed = false;
 
@@ -51,10 +78,11 @@ export class Engine {
     return !this.#options.fetch && isNode() ? "undici" : "fetch";
   }
 
-  /** The fetch to call; on Node, undici is loaded (once) on the first call. */
-  fetch(): Promise<FetchLike> {
+  /** Sends one request; on Node, undici is loaded (once) on the first call. */
+  async send(url: string, request: EngineRequest): Promise<EngineResponse> {
     this.#loading ??= this.#load();
-    return this.#loading;
+    const send = await this.#loading;
+    return send(url, request);
   }
 
   /** Destroys the client's own Agent (a caller's dispatcher is left open). Idempotent. */
@@ -67,27 +95,24 @@ export class Engine {
     if (agent) await agent.destroy();
   }
 
-  async #load(): Promise<FetchLike> {
+  async #load(): Promise<Send> {
     const { fetch, dispatcher, connections } = this.#options;
-    if (fetch) return dispatcher ? withDispatcher(fetch, dispatcher) : fetch;
+    if (fetch) return sendWithFetch(fetch, dispatcher);
     if (isNode()) {
       const undici = await loadUndici();
       if (undici) {
-        if (dispatcher) return withDispatcher(undici.fetch as unknown as FetchLike, dispatcher);
+        if (dispatcher) return sendWithUndici(undici, dispatcher);
         if (this.#closed) throw new Error("the client is closed");
-        // The client enforces its own timeouts; undici's 300 s defaults would cut long streams
-        // that the caller allowed.
         const agent = new undici.Agent({ connections, headersTimeout: 0, bodyTimeout: 0 });
         this.#agent = agent;
-        return withDispatcher(undici.fetch as unknown as FetchLike, agent);
+        return sendWithUndici(undici, agent);
       }
     }
     const global = globalThis.fetch as FetchLike | undefined;
     if (typeof global !== "function") {
       throw new Error("this runtime has no fetch; pass one in the `fetch` option");
     }
-    const bound: FetchLike = (input, init) => global(input, init);
-    return dispatcher ? withDispatcher(bound, dispatcher) : bound;
+    return sendWithFetch((input, init) => global(input, init), dispatcher);
   }
 }
 
@@ -100,6 +125,49 @@ async function loadUndici(): Promise<Undici | undefined> {
   }
 }
 
-function withDispatcher(fetch: FetchLike, dispatcher: Dispatcher): FetchLike {
-  return (input, init) => fetch(input, { ...init, dispatcher } as unknown as RequestInit);
+/** A fetch, with `redirect: "manual"` so the key is never replayed to another address. */
+function sendWithFetch(fetch: FetchLike, dispatcher: Dispatcher | undefined): Send {
+  return async (url, request) => {
+    const init = { ...request, redirect: "manual", ...(dispatcher ? { dispatcher } : {}) };
+    const response = await fetch(url, init as RequestInit);
+    return {
+      // An opaque redirect (browsers) has status 0; report it as the redirect it is.
+      status: response.type === "opaqueredirect" ? 302 : response.status,
+      headers: response.headers,
+      body: response.body?.getReader() ?? null,
+    };
+  };
+}
+
+/** undici's `request`, which never follows redirects. */
+function sendWithUndici(undici: Undici, dispatcher: Dispatcher): Send {
+  return async (url, request) => {
+    const { statusCode, headers, body } = await undici.request(url, {
+      dispatcher,
+      method: request.method as Dispatcher.HttpMethod,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+      // The client enforces its own timeouts; undici's 300 s defaults would cut long streams
+      // that the caller allowed.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+    const all = new Headers();
+    for (const [name, value] of Object.entries(headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) {
+        if (one !== undefined) all.append(name, one);
+      }
+    }
+    const chunks: AsyncIterator<Uint8Array> = body[Symbol.asyncIterator]();
+    return {
+      status: statusCode,
+      headers: all,
+      body: {
+        read: () => chunks.next(),
+        // Ending the iteration destroys the stream, which aborts an unfinished response.
+        cancel: async () => chunks.return?.(),
+      },
+    };
+  };
 }

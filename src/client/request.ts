@@ -17,6 +17,7 @@ import {
   type ResolvedConfig,
   requireEndpoint,
 } from "./config";
+import type { BodyReader } from "./engine";
 import {
   apiErrorFromResponse,
   connectionError,
@@ -127,7 +128,7 @@ function expectedChoices(body: unknown): number {
 const DRAIN_GRACE_MS = 1000;
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
-function drain(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+function drain(reader: BodyReader): void {
   const timer = setTimeout(() => reader.cancel().catch(noop), DRAIN_GRACE_MS);
   let size = 0;
   const next = (): void => {
@@ -279,7 +280,7 @@ export class Requester {
     const unlink = signal === undefined ? undefined : linkSignal(signal, control);
     const idle = new IdleClock(control, limits.idleMs);
     let response: WireResponse | undefined;
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let reader: BodyReader | undefined;
     let over = false;
     try {
       response = await this.transport.send(request, control);
@@ -292,7 +293,7 @@ export class Requester {
       }
       // `timeout` covers the wait for the headers; from here on the idle clock counts.
       clearTimeout(headersTimer);
-      reader = response.body?.getReader();
+      reader = response.body ?? undefined;
       const decoder = new SSEDecoder();
       const chunks = makeReader(path);
       const tracker = new ChoiceTracker();
@@ -303,7 +304,7 @@ export class Requester {
       let pending = 0;
       while (!over) {
         let events: SSEEvent[];
-        let result: { done: boolean; value?: Uint8Array | undefined } | undefined;
+        let result: Awaited<ReturnType<BodyReader["read"]>> | undefined;
         if (reader) {
           idle.wait();
           result = await reader.read();
@@ -476,7 +477,8 @@ export class Requester {
     const reason = control.reason;
     if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.timeout);
     if (reason === IDLE) return new StudioTimeoutError(spec.method, path, limits.idleMs, "event");
-    if (reason === STREAM_TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.streamMs, "stream");
+    if (reason === STREAM_TIMEOUT)
+      return new StudioTimeoutError(spec.method, path, limits.streamMs, "stream");
     if (error instanceof StudioError) return error;
     if (error instanceof ResponseTooLargeError) {
       return new StudioResponseError(

@@ -1,10 +1,9 @@
 /**
- * The seam between the client and the wire: one transport, on fetch semantics, over the fetch the
- * engine picked (engine.ts). Redirects are never followed (`redirect: "manual"`): a 3xx comes
- * back as a response, so the key is never replayed to another address.
+ * The seam between the client and the wire: one transport over the engine (engine.ts) that sends
+ * on this runtime. Redirects are never followed: a 3xx comes back as a response, so the key is
+ * never replayed to another address.
  */
-import { StudioValidationError } from "../errors";
-import { Engine, type EngineOptions } from "./engine";
+import { type BodyReader, Engine, type EngineOptions, type EngineResponse } from "./engine";
 
 export type HttpMethod = "GET" | "POST" | "DELETE";
 
@@ -27,14 +26,13 @@ export interface ResponseHead {
   headerRecord(): Record<string, string>;
 }
 
-/** A fetch `Response` seen through `ResponseHead`, with its body. */
+/** A response seen through `ResponseHead`, with its body. */
 export class WireResponse implements ResponseHead {
   readonly status: number;
-  readonly #response: Response;
+  readonly #response: EngineResponse;
 
-  constructor(response: Response) {
-    // An opaque redirect (browsers) has status 0; report it as the redirect it is.
-    this.status = response.type === "opaqueredirect" ? 302 : response.status;
+  constructor(response: EngineResponse) {
+    this.status = response.status;
     this.#response = response;
   }
 
@@ -50,7 +48,8 @@ export class WireResponse implements ResponseHead {
     return out;
   }
 
-  get body(): ReadableStream<Uint8Array> | null {
+  /** The body, read piece by piece; null when the response has none. */
+  get body(): BodyReader | null {
     return this.#response.body;
   }
 
@@ -62,13 +61,16 @@ export class WireResponse implements ResponseHead {
   async text(limit: number, truncate = false): Promise<string> {
     const body = this.#response.body;
     if (!body) return "";
-    const reader = body.getReader();
     const parts: Uint8Array[] = [];
     let size = 0;
+    let complete = false;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
+        const { done, value } = await body.read();
+        if (done || value === undefined) {
+          complete = true;
+          break;
+        }
         if (size + value.byteLength > limit) {
           if (!truncate) throw new ResponseTooLargeError(limit);
           parts.push(value.subarray(0, limit - size));
@@ -79,16 +81,15 @@ export class WireResponse implements ResponseHead {
         parts.push(value);
       }
     } finally {
-      // Stops a body read only in part; a no-op on one read to its end.
-      reader.cancel().catch(noop);
+      // A body read only in part is stopped, which frees the connection.
+      if (!complete) body.cancel().catch(noop);
     }
     return utf8.decode(concat(parts, size));
   }
 
   /** Frees the connection without reading the body. */
   cancel(): void {
-    const body = this.#response.body;
-    if (body && !body.locked) body.cancel().catch(noop);
+    this.#response.body?.cancel().catch(noop);
   }
 }
 
@@ -143,22 +144,6 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/**
- * Headers as the runtime's fetch would build them. A header fetch refuses throws a `TypeError`
- * before anything is sent; that is the caller's input, not the network, so it is raised here as
- * a validation error (never retried, never blamed on the connection), without quoting the value.
- */
-function checkHeaders(headers: Readonly<Record<string, string>>): void {
-  try {
-    new Headers(headers as Record<string, string>);
-  } catch {
-    throw new StudioValidationError(
-      "headers",
-      "a header name or value cannot be sent over HTTP (this runtime's fetch refused it); check defaultHeaders and the per-call headers",
-    );
-  }
-}
-
 export class Transport {
   readonly engine: Engine;
 
@@ -168,14 +153,11 @@ export class Transport {
 
   /** Sends and resolves once the headers are in; `control.signal` stops it at any point. */
   async send(request: TransportRequest, control: AttemptControl): Promise<WireResponse> {
-    checkHeaders(request.headers);
-    const fetch = await this.engine.fetch();
-    const response = await fetch(request.origin + request.path, {
+    const response = await this.engine.send(request.origin + request.path, {
       method: request.method,
       headers: request.headers as Record<string, string>,
       body: request.body ?? null,
       signal: control.signal,
-      redirect: "manual",
     });
     control.responseStarted = true;
     return new WireResponse(response);

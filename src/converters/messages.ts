@@ -6,6 +6,7 @@
 import {
   AIMessage,
   AIMessageChunk,
+  type AIMessageChunkFields,
   type BaseMessage,
   ChatMessage,
   FunctionMessage,
@@ -556,19 +557,23 @@ export function convertDeltaToAIMessageChunk(
   const reasoning = delta?.reasoning_content ?? "";
   const calls = delta?.tool_calls ?? [];
   if (content === "" && reasoning === "" && calls.length === 0) return undefined;
-  return new StudioAIMessageChunk({
-    ...(id ? { id } : {}),
+  // Only the fields that carry something: core's constructor does work for each one given.
+  const fields: AIMessageChunkFields = {
     content,
-    additional_kwargs: reasoning === "" ? {} : { reasoning_content: reasoning },
-    tool_call_chunks: calls.map((call) => ({
+    response_metadata: { model_provider: MODEL_PROVIDER },
+  };
+  if (id) fields.id = id;
+  if (reasoning !== "") fields.additional_kwargs = { reasoning_content: reasoning };
+  if (calls.length > 0) {
+    fields.tool_call_chunks = calls.map((call) => ({
       type: "tool_call_chunk",
       index: call.index,
       id: call.id,
       name: call.function?.name,
       args: call.function?.arguments,
-    })),
-    response_metadata: { model_provider: MODEL_PROVIDER },
-  });
+    }));
+  }
+  return new StudioAIMessageChunk(fields);
 }
 
 /**

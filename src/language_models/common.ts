@@ -3,6 +3,7 @@
  * validated once in the constructor, and one merge of call options over settings (`call option
  * ?? field`, then `modelKwargs`) that the request body and `getLsParams` are both built from.
  */
+import type { AsyncCaller } from "@langchain/core/utils/async_caller";
 import { z } from "zod/v4";
 import type { CompletionParams } from "../api-types";
 import type { StudioClient } from "../client";
@@ -316,6 +317,21 @@ export function requestOptions(options: StudioSamplingCallOptions = {}): Request
  */
 export function baseModelParams<T extends object>(fields: T): T {
   return { ...fields, maxRetries: 0 };
+}
+
+/**
+ * Runs one request of a model. Through core's caller only when `maxConcurrency` bounds requests
+ * in flight: without a bound the caller has nothing to queue, and nothing to retry either (its
+ * retries are off, see `baseModelParams`), so the request runs directly. The client honours the
+ * abort signal itself either way.
+ */
+export function runRequest<T>(
+  model: { maxConcurrency?: number | undefined; caller: AsyncCaller },
+  signal: AbortSignal | undefined,
+  request: () => Promise<T>,
+): Promise<T> {
+  if (model.maxConcurrency === undefined) return request();
+  return model.caller.callWithOptions({ signal }, request);
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   lsParams,
   parseModelFields,
   requestOptions,
+  runRequest,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
@@ -179,8 +180,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   }
 
   /**
-   * One request per prompt, run concurrently through core's caller so `maxConcurrency` bounds
-   * them; the results stay in prompt order whatever order the answers come in. With
+   * One request per prompt, run concurrently, at most `maxConcurrency` at once; the results stay in prompt order whatever order the answers come in. With
    * `streaming`, each request is streamed and its tokens reach the callbacks as they arrive.
    */
   override async _generate(
@@ -191,7 +191,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     this.#checkCall(options);
     const results = await Promise.all(
       prompts.map((prompt, promptIndex) =>
-        this.caller.callWithOptions({ signal: options.signal }, () =>
+        runRequest(this, options.signal, () =>
           this.#runPrompt(prompt, promptIndex, options, runManager),
         ),
       ),

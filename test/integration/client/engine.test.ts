@@ -33,9 +33,15 @@ describe("the engine", () => {
     expect(isNode()).toBe(true);
     const engine = new Engine({ fetch: undefined, dispatcher: undefined, connections: 2 });
     expect(engine.name).toBe("undici");
-    const fetch = await engine.fetch();
-    expect(typeof fetch).toBe("function");
-    expect(await engine.fetch()).toBe(fetch);
+    const seen = await engine.send(`${server.url}/v1/threads/x`, {
+      method: "GET",
+      headers: {},
+      body: null,
+      signal: new AbortController().signal,
+    });
+    expect(seen.status).toBe(200);
+    expect(seen.headers.get("content-type")).toContain("application/json");
+    await seen.body?.cancel();
     await engine.close();
   });
 
