@@ -58,6 +58,7 @@ import {
   parseModelFields,
   requestOptions,
   runRequest,
+  SAMPLING_CALL_OPTION_KEYS,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
@@ -87,22 +88,12 @@ export type StructuredOutputSchema<RunOutput extends Record<string, unknown>> =
 
 /** Call options that legacy chains must pass to the model instead of reading as inputs. */
 const CALL_OPTION_KEYS = [
+  ...SAMPLING_CALL_OPTION_KEYS,
   "tools",
   "tool_choice",
   "parallel_tool_calls",
   "strict",
   "response_format",
-  "streamUsage",
-  "temperature",
-  "maxTokens",
-  "topP",
-  "n",
-  "presencePenalty",
-  "frequencyPenalty",
-  "penalty",
-  "logitBias",
-  "seed",
-  "user",
 ];
 
 /**

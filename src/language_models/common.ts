@@ -165,6 +165,25 @@ export const STUDIO_SERIALIZABLE_KEYS: readonly string[] = [
   "modelKwargs",
 ];
 
+/**
+ * Call options both models take, which legacy chains must pass to the model instead of reading
+ * as inputs (core's own, such as `stop` and `signal`, come from `super.callKeys`).
+ */
+export const SAMPLING_CALL_OPTION_KEYS: readonly string[] = [
+  "maxRetries",
+  "temperature",
+  "maxTokens",
+  "topP",
+  "n",
+  "presencePenalty",
+  "frequencyPenalty",
+  "penalty",
+  "logitBias",
+  "seed",
+  "user",
+  "streamUsage",
+];
+
 /** `new X("owner/model", fields)` and `new X({ model, ...fields })` to one fields object. */
 export function fieldsOf<F extends { model: string }>(
   modelOrFields: string | F,

@@ -22,6 +22,7 @@ import {
   parseModelFields,
   requestOptions,
   runRequest,
+  SAMPLING_CALL_OPTION_KEYS,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   STUDIO_SERIALIZABLE_KEYS,
@@ -34,21 +35,7 @@ import type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams } from ".
 export type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams, TokenUsage } from "./types";
 
 const SERIALIZABLE_KEYS = [...STUDIO_SERIALIZABLE_KEYS, "echo"];
-const CALL_OPTION_KEYS = [
-  "maxRetries",
-  "temperature",
-  "maxTokens",
-  "topP",
-  "n",
-  "presencePenalty",
-  "frequencyPenalty",
-  "penalty",
-  "logitBias",
-  "seed",
-  "user",
-  "streamUsage",
-  "echo",
-];
+const CALL_OPTION_KEYS = [...SAMPLING_CALL_OPTION_KEYS, "echo"];
 
 /** The generations of one prompt and the usage the service reported for it. */
 interface PromptResult {
