@@ -2,18 +2,8 @@
  * `npm run bench`: runs every bench entry in one process and prints one table.
  * Entries are measured one after another (never concurrently) so they do not disturb each other.
  */
-import { existsSync } from "node:fs";
 import os from "node:os";
 import { type BenchEntry, type BenchRow, renderTable } from "./harness";
-
-/** Entries whose file may not exist yet (written in parallel); skipped until it does. */
-async function optionalEntry(file: string, load: () => Promise<BenchEntry>): Promise<BenchEntry[]> {
-  if (!existsSync(new URL(file, import.meta.url))) {
-    process.stderr.write(`skipping ${file}: not written yet\n`);
-    return [];
-  }
-  return [await load()];
-}
 
 async function loadEntries(): Promise<BenchEntry[]> {
   const modules = await Promise.all([
@@ -26,11 +16,9 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./load").then((m) => m.loadBench),
     import("./bundle").then((m) => m.bundleBench),
     import("./imports").then((m) => m.importsBench),
-  ]);
-  const memory = await optionalEntry("./memory.ts", () =>
     import("./memory").then((m) => m.memoryBench),
-  );
-  return [...modules, ...memory];
+  ]);
+  return modules;
 }
 
 function machine(): string {

@@ -137,3 +137,22 @@ export function sse(...events: unknown[]): string {
     .map((event) => `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`)
     .join("");
 }
+
+/** The request headers the client decides (fetch adds its own, e.g. accept-encoding). */
+const CLIENT_HEADERS = [
+  "accept",
+  "content-type",
+  "user-agent",
+  "authorization",
+  "x-service-key",
+  "x-org-id",
+];
+
+export function clientHeaders(captured: Captured): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CLIENT_HEADERS) {
+    const value = captured.headers[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { VERSION } from "../../../src/client";
 import { StudioNotFoundError } from "../../../src/errors";
 import {
-  type Captured,
   CHAT,
+  clientHeaders,
   collect,
   failure,
   intercept,
@@ -26,23 +26,6 @@ useNock();
 
 const UA = `langchain-studio/${VERSION}`;
 const DATASET_PATH = "/svc.dataset.ThreadDatasetService/ListThreadDatasetThreadsMessages";
-const RELEVANT = [
-  "accept",
-  "content-type",
-  "user-agent",
-  "authorization",
-  "x-service-key",
-  "x-org-id",
-];
-
-function ours(captured: Captured): Record<string, string> {
-  return Object.fromEntries(
-    RELEVANT.filter((name) => captured.headers[name] !== undefined).map((name) => [
-      name,
-      captured.headers[name]!,
-    ]),
-  );
-}
 
 const PAGE = { limit: 20, prevPageToken: "", nextPageToken: "", totalPage: 0 };
 
@@ -60,21 +43,21 @@ describe("X-Org-Id", () => {
     await client.createThread({});
     await client.deleteAssistant("asst_1");
     await client.chatCompletion({ model: "o/m", messages: [] });
-    expect(ours(get[0]!)).toEqual({
+    expect(clientHeaders(get[0]!)).toEqual({
       accept: "application/json",
       "user-agent": UA,
       "x-service-key": KEY,
       "x-org-id": "org_7",
     });
-    expect(ours(post[0]!)).toEqual({
+    expect(clientHeaders(post[0]!)).toEqual({
       accept: "application/json",
       "content-type": "application/json",
       "user-agent": UA,
       "x-service-key": KEY,
       "x-org-id": "org_7",
     });
-    expect(ours(del[0]!)).toEqual(ours(get[0]!));
-    expect(ours(chat[0]!)).toEqual({
+    expect(clientHeaders(del[0]!)).toEqual(clientHeaders(get[0]!));
+    expect(clientHeaders(chat[0]!)).toEqual({
       accept: "application/json",
       "content-type": "application/json",
       "user-agent": UA,
@@ -168,7 +151,7 @@ describe("deleteAssistant", () => {
     expect(result).toEqual({ id: "asst 1", object: "assistant.deleted", deleted: true });
     expect(calls[0]!.method).toBe("DELETE");
     expect(calls[0]!.body).toBeUndefined();
-    expect(ours(calls[0]!)).toEqual({
+    expect(clientHeaders(calls[0]!)).toEqual({
       accept: "application/json",
       "user-agent": UA,
       "x-service-key": KEY,

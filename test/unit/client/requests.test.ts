@@ -7,8 +7,8 @@ import { VERSION } from "../../../src/client";
 import { StudioValidationError } from "../../../src/errors";
 import {
   ASSISTANT,
-  type Captured,
   CHAT,
+  clientHeaders,
   collect,
   intercept,
   json,
@@ -27,24 +27,6 @@ import {
 useNock();
 
 const UA = `langchain-studio/${VERSION}`;
-const RELEVANT = [
-  "accept",
-  "content-type",
-  "user-agent",
-  "authorization",
-  "x-service-key",
-  "x-org-id",
-];
-
-/** The headers the client decides (fetch adds its own, e.g. accept-encoding). */
-function ours(captured: Captured): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of RELEVANT) {
-    const value = captured.headers[name];
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
-}
 
 const studioJson = {
   accept: "application/json",
@@ -73,7 +55,7 @@ describe("request shapes", () => {
     expect(calls[0]?.body).toEqual({
       page: { limit: 5, prevPageToken: "", nextPageToken: "", totalPage: 0 },
     });
-    expect(ours(calls[0]!)).toEqual({
+    expect(clientHeaders(calls[0]!)).toEqual({
       accept: "application/json",
       "content-type": "application/json",
       "user-agent": UA,
@@ -107,7 +89,7 @@ describe("request shapes", () => {
     const res = await makeClient().chatCompletion(body);
     expect(res.choices[0]?.message.content).toBe("hi");
     expect(calls[0]?.body).toEqual(body);
-    expect(ours(calls[0]!)).toEqual(completionJson);
+    expect(clientHeaders(calls[0]!)).toEqual(completionJson);
   });
 
   it("chatCompletion sends X-Org-Id only when an organization is configured", async () => {
@@ -139,7 +121,7 @@ describe("request shapes", () => {
     const chunks = await collect(makeClient({ orgId: "org_1" }).streamChatCompletion(body));
     expect(chunks).toEqual([chunk]);
     expect(calls[0]?.body).toEqual({ ...body, stream: true });
-    expect(ours(calls[0]!)).toEqual({
+    expect(clientHeaders(calls[0]!)).toEqual({
       ...completionJson,
       accept: "text/event-stream",
       "x-org-id": "org_1",
@@ -152,7 +134,7 @@ describe("request shapes", () => {
     const res = await makeClient().textCompletion(body);
     expect(res.choices[0]?.text).toBe("hi");
     expect(calls[0]?.body).toEqual(body);
-    expect(ours(calls[0]!)).toEqual(completionJson);
+    expect(clientHeaders(calls[0]!)).toEqual(completionJson);
   });
 
   it("streamTextCompletion: stream:true, parsed text chunks", async () => {
@@ -163,7 +145,7 @@ describe("request shapes", () => {
     );
     expect(chunks).toEqual([chunk]);
     expect(calls[0]?.body).toEqual({ model: "owner/model", prompt: "p", stream: true });
-    expect(ours(calls[0]!)).toEqual({ ...completionJson, accept: "text/event-stream" });
+    expect(clientHeaders(calls[0]!)).toEqual({ ...completionJson, accept: "text/event-stream" });
   });
 
   it("createThread: POST /v1/threads with X-Service-Key", async () => {
@@ -177,14 +159,14 @@ describe("request shapes", () => {
     const thread = await makeClient().createThread(body);
     expect(thread.id).toBe("thread_1");
     expect(calls[0]?.body).toEqual(body);
-    expect(ours(calls[0]!)).toEqual(studioJson);
+    expect(clientHeaders(calls[0]!)).toEqual(studioJson);
   });
 
   it("getThread: GET /v1/threads/{id} without a body or Content-Type", async () => {
     const calls = intercept(STUDIO, "GET", "/v1/threads/thread_1", json(200, THREAD));
     expect((await makeClient().getThread("thread_1")).id).toBe("thread_1");
     expect(calls[0]?.body).toBeUndefined();
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("escapes ids in paths (ids with / ? # are refused before sending: A2's id rules)", async () => {
@@ -197,7 +179,7 @@ describe("request shapes", () => {
     const deleted = { id: "thread_1", object: "thread.deleted", deleted: true };
     const calls = intercept(STUDIO, "DELETE", "/v1/threads/thread_1", json(200, deleted));
     expect(await makeClient().deleteThread("thread_1")).toEqual(deleted);
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("listThreads: GET /v1/threads with the query, order always sent", async () => {
@@ -228,7 +210,7 @@ describe("request shapes", () => {
       before: "b",
       datasetId: "ds",
     });
-    expect(ours(calls[1]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[1]!)).toEqual(studioNoBody);
   });
 
   it("createMessage: POST /v1/threads/{id}/messages", async () => {
@@ -237,7 +219,7 @@ describe("request shapes", () => {
     const msg = await makeClient().createMessage("thread_1", body);
     expect(msg.id).toBe("msg_1");
     expect(calls[0]?.body).toEqual(body);
-    expect(ours(calls[0]!)).toEqual(studioJson);
+    expect(clientHeaders(calls[0]!)).toEqual(studioJson);
   });
 
   it("listMessages: GET /v1/threads/{id}/messages with query", async () => {
@@ -247,7 +229,7 @@ describe("request shapes", () => {
     expect(res.data).toHaveLength(1);
     const query = Object.fromEntries(new URL(calls[0]!.path, STUDIO).searchParams);
     expect(query).toEqual({ limit: "100", order: "desc" });
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("deleteMessage: DELETE /v1/threads/{id}/messages/{messageId}", async () => {
@@ -259,7 +241,7 @@ describe("request shapes", () => {
       json(200, deleted),
     );
     expect((await makeClient().deleteMessage("thread_1", "msg_1")).deleted).toBe(true);
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("createAssistant: POST /v1/assistants", async () => {
@@ -277,13 +259,13 @@ describe("request shapes", () => {
     };
     expect((await makeClient().createAssistant(body)).id).toBe("asst_1");
     expect(calls[0]?.body).toEqual(body);
-    expect(ours(calls[0]!)).toEqual(studioJson);
+    expect(clientHeaders(calls[0]!)).toEqual(studioJson);
   });
 
   it("getAssistant: GET /v1/assistants/{id}", async () => {
     const calls = intercept(STUDIO, "GET", "/v1/assistants/asst_1", json(200, ASSISTANT));
     expect((await makeClient().getAssistant("asst_1")).assistantName).toBe("helper");
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("listAssistants: GET /v1/assistants with query", async () => {
@@ -292,7 +274,7 @@ describe("request shapes", () => {
     await makeClient().listAssistants({ limit: 2, after: "asst_0" });
     const query = Object.fromEntries(new URL(calls[0]!.path, STUDIO).searchParams);
     expect(query).toEqual({ limit: "2", order: "asc", after: "asst_0" });
-    expect(ours(calls[0]!)).toEqual(studioNoBody);
+    expect(clientHeaders(calls[0]!)).toEqual(studioNoBody);
   });
 
   it("listDatasetThreadsMessages: POST with auth, datasetId, full page and order", async () => {
@@ -315,7 +297,7 @@ describe("request shapes", () => {
       page: { limit: 10, prevPageToken: "", nextPageToken: "", totalPage: 0 },
       order: "desc",
     });
-    expect(ours(calls[0]!)).toEqual(studioJson);
+    expect(clientHeaders(calls[0]!)).toEqual(studioJson);
   });
 
   it("keeps fields the schemas do not name", async () => {

@@ -6,13 +6,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
-import { AttemptControl, Transport } from "../../../src/client/transport";
 import {
   StudioRateLimitError,
   StudioServerError,
   StudioStreamError,
   StudioTimeoutError,
-  StudioValidationError,
 } from "../../../src/errors";
 
 const encoder = new TextEncoder();
