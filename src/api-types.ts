@@ -7,9 +7,13 @@
  * required; everything else is optional because the spec does not say which fields are always sent.
  *
  * This module is shared by the client (validating what arrives) and the emulator (validating what
- * it is sent); it must not import anything else from the package.
+ * it is sent); it must not import anything else from the package but zod-locale.ts (which also
+ * says why zod's tree-shakable "mini" API is used).
  */
-import { z } from "zod/v4";
+import * as z from "zod/v4/mini";
+import { useEnglishMessages } from "./zod-locale";
+
+useEnglishMessages();
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -20,12 +24,13 @@ import { z } from "zod/v4";
  * by copying entries rather than with `z.record`, whose `out[key] = value` copy turns a key named
  * `__proto__` into the prototype and loses it.
  */
-export const MetadataSchema = z
-  .custom<Record<string, unknown>>(
+export const MetadataSchema = z.pipe(
+  z.custom<Record<string, unknown>>(
     (value) => typeof value === "object" && value !== null && !Array.isArray(value),
     { error: "expected an object of key-value pairs" },
-  )
-  .transform((value) => Object.fromEntries(Object.entries(value)));
+  ),
+  z.transform((value: Record<string, unknown>) => Object.fromEntries(Object.entries(value))),
+);
 export type Metadata = Record<string, string>;
 
 export const METADATA_LIMITS = {
@@ -39,11 +44,16 @@ export const METADATA_LIMITS = {
  * request, `nextPageToken` names the page to fetch ("" = the first page); in a response it names
  * the page after this one ("" = this was the last page).
  */
+/** An integer: zod mini spells classic `z.number().int()` as a check. */
+function int() {
+  return z.number().check(z.int());
+}
+
 export const PageSchema = z.looseObject({
-  limit: z.number().int().optional(),
-  prevPageToken: z.string().optional(),
-  nextPageToken: z.string().optional(),
-  totalPage: z.number().int().optional(),
+  limit: z.optional(int()),
+  prevPageToken: z.optional(z.string()),
+  nextPageToken: z.optional(z.string()),
+  totalPage: z.optional(int()),
 });
 export type Page = z.infer<typeof PageSchema>;
 export interface PageRequest {
@@ -67,14 +77,14 @@ export interface ListThreadsQuery extends ListQuery {
   datasetId?: string;
 }
 
-export function listResponseSchema<T extends z.ZodType>(item: T) {
+export function listResponseSchema<T extends z.core.$ZodType>(item: T) {
   return z.looseObject({
-    object: z.string().optional(),
+    object: z.optional(z.string()),
     data: z.array(item),
-    firstId: z.string().nullish(),
-    lastId: z.string().nullish(),
+    firstId: z.nullish(z.string()),
+    lastId: z.nullish(z.string()),
     hasMore: z.boolean(),
-    datasetId: z.string().optional(),
+    datasetId: z.optional(z.string()),
   });
 }
 export interface ListResponse<T> {
@@ -89,7 +99,7 @@ export interface ListResponse<T> {
 
 export const DeletedSchema = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
+  object: z.optional(z.string()),
   deleted: z.boolean(),
 });
 export type Deleted = z.infer<typeof DeletedSchema>;
@@ -100,47 +110,47 @@ export type Deleted = z.infer<typeof DeletedSchema>;
 
 export const ModelSchema = z.looseObject({
   id: z.string(),
-  name: z.string().optional(),
-  createdAt: z.string().optional(),
-  updatedAt: z.string().optional(),
-  meta: z
-    .looseObject({
-      metadata: z
-        .looseObject({
-          base_model_id: z.string().optional(),
-          description: z
-            .looseObject({
-              model_size: z.string().optional(),
-              model_tags: z.array(z.string()).optional(),
-              model_type: z.string().optional(),
-            })
-            .optional(),
-          extra_args: z.record(z.string(), z.string()).optional(),
-        })
-        .optional(),
-      quantization: z.string().optional(),
-      shutdownSettings: z.looseObject({ autoShutdownDuration: z.string().optional() }).optional(),
-      modality: z.string().optional(),
-    })
-    .optional(),
-  resource: z
-    .looseObject({
-      gpu: z.string().optional(),
-      gpuCount: z.string().optional(),
-      maxRetries: z.number().int().optional(),
-    })
-    .optional(),
-  replicas: z.number().int().optional(),
-  state: z.looseObject({ state: z.string() }).optional(),
-  public: z.boolean().optional(),
+  name: z.optional(z.string()),
+  createdAt: z.optional(z.string()),
+  updatedAt: z.optional(z.string()),
+  meta: z.optional(
+    z.looseObject({
+      metadata: z.optional(
+        z.looseObject({
+          base_model_id: z.optional(z.string()),
+          description: z.optional(
+            z.looseObject({
+              model_size: z.optional(z.string()),
+              model_tags: z.optional(z.array(z.string())),
+              model_type: z.optional(z.string()),
+            }),
+          ),
+          extra_args: z.optional(z.record(z.string(), z.string())),
+        }),
+      ),
+      quantization: z.optional(z.string()),
+      shutdownSettings: z.optional(z.looseObject({ autoShutdownDuration: z.optional(z.string()) })),
+      modality: z.optional(z.string()),
+    }),
+  ),
+  resource: z.optional(
+    z.looseObject({
+      gpu: z.optional(z.string()),
+      gpuCount: z.optional(z.string()),
+      maxRetries: z.optional(int()),
+    }),
+  ),
+  replicas: z.optional(int()),
+  state: z.optional(z.looseObject({ state: z.string() })),
+  public: z.optional(z.boolean()),
   uri: z.string(),
-  endpoint: z
-    .looseObject({
-      id: z.string().optional(),
-      url: z.string().optional(),
-      host: z.string().optional(),
-    })
-    .optional(),
+  endpoint: z.optional(
+    z.looseObject({
+      id: z.optional(z.string()),
+      url: z.optional(z.string()),
+      host: z.optional(z.string()),
+    }),
+  ),
 });
 export type Model = z.infer<typeof ModelSchema>;
 
@@ -150,7 +160,7 @@ export interface ListPublicModelsRequest {
 export const ListPublicModelsResponseSchema = z.looseObject({
   models: z.array(ModelSchema),
   /** Not in the spec; sent by the emulator and used for paging when present. */
-  page: PageSchema.optional(),
+  page: z.optional(PageSchema),
 });
 export type ListPublicModelsResponse = z.infer<typeof ListPublicModelsResponseSchema>;
 
@@ -249,21 +259,24 @@ export interface TextCompletionRequest extends CompletionParams {
 // What would make the answer wrong or ambiguous (a wrong type, a negative count) is refused.
 // ---------------------------------------------------------------------------------------------
 
-const tokenCount = z.number().int().nonnegative();
+const tokenCount = int().check(z.nonnegative());
 
-export const UsageSchema = z
-  .looseObject({
+export const UsageSchema = z.pipe(
+  z.looseObject({
     prompt_tokens: tokenCount,
     completion_tokens: tokenCount,
-    total_tokens: tokenCount.nullish(),
-    prompt_tokens_details: z.looseObject({ cached_tokens: tokenCount.nullish() }).nullish(),
-    completion_tokens_details: z.looseObject({ reasoning_tokens: tokenCount.nullish() }).nullish(),
-  })
-  .transform((usage): Usage => {
+    total_tokens: z.nullish(tokenCount),
+    prompt_tokens_details: z.nullish(z.looseObject({ cached_tokens: z.nullish(tokenCount) })),
+    completion_tokens_details: z.nullish(
+      z.looseObject({ reasoning_tokens: z.nullish(tokenCount) }),
+    ),
+  }),
+  z.transform((usage): Usage => {
     const out = { ...usage } as Usage;
     out.total_tokens = usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens;
     return out;
-  });
+  }),
+);
 
 /** Token usage as the client hands it out: `total_tokens` always there, extra members kept. */
 export interface Usage {
@@ -284,14 +297,14 @@ export interface Usage {
 /** `[{type:"text",text}]` or a string: the text of a thinking part (Magistral nests it). */
 const ThinkingTextSchema = z.union([
   z.string(),
-  z.array(z.union([z.string(), z.looseObject({ text: z.string().nullish() })])),
+  z.array(z.union([z.string(), z.looseObject({ text: z.nullish(z.string()) })])),
 ]);
 
 const ContentPartSchema = z.looseObject({
   type: z.string(),
-  text: z.string().nullish(),
-  thinking: ThinkingTextSchema.nullish(),
-  reasoning: ThinkingTextSchema.nullish(),
+  text: z.nullish(z.string()),
+  thinking: z.nullish(ThinkingTextSchema),
+  reasoning: z.nullish(ThinkingTextSchema),
 });
 type ContentPart = z.infer<typeof ContentPartSchema>;
 
@@ -320,8 +333,8 @@ function splitParts(parts: readonly ContentPart[]): { text?: string; reasoning: 
   return text === undefined ? { reasoning } : { text, reasoning };
 }
 
-const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]).nullish();
-const ReasoningSchema = z.string().nullish();
+const ContentSchema = z.nullish(z.union([z.string(), z.array(ContentPartSchema)]));
+const ReasoningSchema = z.nullish(z.string());
 
 /**
  * The text, reasoning and extra fields of a message or delta, normalised. `reasoning` (Ollama,
@@ -363,13 +376,13 @@ function present(value: string | null | undefined): string | undefined {
   return value ? value : undefined;
 }
 
-export const ToolCallSchema = z
-  .looseObject({
-    id: z.string().nullish(),
-    type: z.string().nullish(),
+export const ToolCallSchema = z.pipe(
+  z.looseObject({
+    id: z.nullish(z.string()),
+    type: z.nullish(z.string()),
     function: z.looseObject({ name: z.string(), arguments: ArgumentsSchema }),
-  })
-  .transform((call): ToolCall & Record<string, unknown> => {
+  }),
+  z.transform((call): ToolCall & Record<string, unknown> => {
     const { id, type, function: fn, ...rest } = call;
     // An empty id stays "": the model converter decides what a call without an id becomes.
     return {
@@ -378,7 +391,8 @@ export const ToolCallSchema = z
       type: (type || "function") as "function",
       function: { ...fn, name: fn.name, arguments: argumentsText(fn.arguments) },
     } as ToolCall & Record<string, unknown>;
-  });
+  }),
+);
 
 /** A message of a whole answer, normalised. */
 export interface ChatCompletionMessage {
@@ -390,14 +404,14 @@ export interface ChatCompletionMessage {
   [extra: string]: unknown;
 }
 
-const ChatCompletionMessageSchema = z
-  .looseObject({
-    role: z.string().nullish(),
+const ChatCompletionMessageSchema = z.pipe(
+  z.looseObject({
+    role: z.nullish(z.string()),
     content: ContentSchema,
     reasoning_content: ReasoningSchema,
-    tool_calls: z.array(ToolCallSchema).nullish(),
-  })
-  .transform((message): ChatCompletionMessage => {
+    tool_calls: z.nullish(z.array(ToolCallSchema)),
+  }),
+  z.transform((message): ChatCompletionMessage => {
     const { role, tool_calls, ...textual } = message;
     const { rest, content, reasoning } = normaliseText(textual);
     const out: ChatCompletionMessage = {
@@ -408,13 +422,14 @@ const ChatCompletionMessageSchema = z
     if (reasoning !== undefined) out.reasoning_content = reasoning;
     if (tool_calls !== undefined) out.tool_calls = tool_calls;
     return out;
-  });
+  }),
+);
 
 /** A missing or "" finish reason is null: the choice did not say why it ended. */
-const FinishReasonSchema = z
-  .string()
-  .nullish()
-  .transform((reason) => reason || null);
+const FinishReasonSchema = z.pipe(
+  z.nullish(z.string()),
+  z.transform((reason) => reason || null),
+);
 
 /** A choice's `index`, or its position in `choices` when the server left it out. */
 function withIndexes<C extends { index?: number | undefined }>(
@@ -427,10 +442,10 @@ function withIndexes<C extends { index?: number | undefined }>(
 }
 
 /** `choices` of an answer or chunk: `index` and `finish_reason` (both tolerant) plus `fields`. */
-function choicesSchema<S extends z.ZodRawShape>(fields: S) {
+function choicesSchema<S extends z.core.$ZodShape>(fields: S) {
   return z.array(
     z.looseObject({
-      index: z.number().int().nonnegative().optional(),
+      index: z.optional(int().check(z.nonnegative())),
       finish_reason: FinishReasonSchema,
       ...fields,
     }),
@@ -439,11 +454,11 @@ function choicesSchema<S extends z.ZodRawShape>(fields: S) {
 
 /** The fields every answer and chunk share, normalised: absent or "" is left out. */
 const headerFields = {
-  id: z.string().nullish(),
-  object: z.string().nullish(),
-  created: z.number().nullish(),
-  model: z.string().nullish(),
-  usage: UsageSchema.nullish(),
+  id: z.nullish(z.string()),
+  object: z.nullish(z.string()),
+  created: z.nullish(z.number()),
+  model: z.nullish(z.string()),
+  usage: z.nullish(UsageSchema),
 };
 
 interface Header {
@@ -481,17 +496,18 @@ export interface ChatCompletion extends Header {
   choices: ChatCompletionChoice[];
 }
 
-export const ChatCompletionSchema = z
-  .looseObject({
+export const ChatCompletionSchema = z.pipe(
+  z.looseObject({
     ...headerFields,
     choices: choicesSchema({ message: ChatCompletionMessageSchema }),
-  })
-  .transform(
+  }),
+  z.transform(
     (completion): ChatCompletion => ({
       ...normaliseHeader(completion),
       choices: withIndexes(completion.choices) as ChatCompletionChoice[],
     }),
-  );
+  ),
+);
 
 export interface TextCompletionChoice {
   index: number;
@@ -504,17 +520,18 @@ export interface TextCompletion extends Header {
   choices: TextCompletionChoice[];
 }
 
-export const TextCompletionSchema = z
-  .looseObject({
+export const TextCompletionSchema = z.pipe(
+  z.looseObject({
     ...headerFields,
     choices: choicesSchema({ text: z.string() }),
-  })
-  .transform(
+  }),
+  z.transform(
     (completion): TextCompletion => ({
       ...normaliseHeader(completion),
       choices: withIndexes(completion.choices) as TextCompletionChoice[],
     }),
-  );
+  ),
+);
 
 /**
  * A tool-call fragment as the stream stage hands it out: `index` always set (the stream stage
@@ -537,16 +554,16 @@ export interface ParsedToolCallDelta {
   [extra: string]: unknown;
 }
 
-export const ToolCallDeltaSchema = z
-  .looseObject({
-    index: z.number().int().nonnegative().nullish(),
-    id: z.string().nullish(),
-    type: z.string().nullish(),
-    function: z
-      .looseObject({ name: z.string().nullish(), arguments: ArgumentsSchema.nullish() })
-      .nullish(),
-  })
-  .transform((call): ParsedToolCallDelta => {
+export const ToolCallDeltaSchema = z.pipe(
+  z.looseObject({
+    index: z.nullish(int().check(z.nonnegative())),
+    id: z.nullish(z.string()),
+    type: z.nullish(z.string()),
+    function: z.nullish(
+      z.looseObject({ name: z.nullish(z.string()), arguments: z.nullish(ArgumentsSchema) }),
+    ),
+  }),
+  z.transform((call): ParsedToolCallDelta => {
     const { index, id, type, function: fn, ...rest } = call;
     const outFn: ToolCallDelta["function"] = {};
     if (fn) {
@@ -560,7 +577,8 @@ export const ToolCallDeltaSchema = z
     if (present(id)) out.id = id!;
     if (present(type)) out.type = type!;
     return out;
-  });
+  }),
+);
 
 /** A streamed delta, normalised (see the top of this section). */
 export interface ChatCompletionDelta {
@@ -571,14 +589,14 @@ export interface ChatCompletionDelta {
   [extra: string]: unknown;
 }
 
-const ChatCompletionDeltaSchema = z
-  .looseObject({
-    role: z.string().nullish(),
+const ChatCompletionDeltaSchema = z.pipe(
+  z.looseObject({
+    role: z.nullish(z.string()),
     content: ContentSchema,
     reasoning_content: ReasoningSchema,
-    tool_calls: z.array(ToolCallDeltaSchema).nullish(),
-  })
-  .transform((delta) => {
+    tool_calls: z.nullish(z.array(ToolCallDeltaSchema)),
+  }),
+  z.transform((delta) => {
     const { role, tool_calls, ...textual } = delta;
     const { rest, content, reasoning } = normaliseText(textual);
     const out: Omit<ChatCompletionDelta, "tool_calls"> & { tool_calls?: ParsedToolCallDelta[] } = {
@@ -589,7 +607,8 @@ const ChatCompletionDeltaSchema = z
     if (reasoning !== undefined) out.reasoning_content = reasoning;
     if (tool_calls && tool_calls.length > 0) out.tool_calls = tool_calls;
     return out;
-  });
+  }),
+);
 
 export interface ChatCompletionChunkChoice {
   index: number;
@@ -606,15 +625,16 @@ export interface ChatCompletionChunk extends Header {
  * A chat chunk as parsed, before the stream stage gives tool-call fragments their index; the
  * client hands out `ChatCompletionChunk` only.
  */
-export const ChatCompletionChunkSchema = z
-  .looseObject({
+export const ChatCompletionChunkSchema = z.pipe(
+  z.looseObject({
     ...headerFields,
-    choices: choicesSchema({ delta: ChatCompletionDeltaSchema.nullish() }).nullish(),
-  })
-  .transform((chunk) => ({
+    choices: z.nullish(choicesSchema({ delta: z.nullish(ChatCompletionDeltaSchema) })),
+  }),
+  z.transform((chunk) => ({
     ...normaliseHeader(chunk),
     choices: withIndexes(chunk.choices).map((choice) => ({ ...choice, delta: choice.delta ?? {} })),
-  }));
+  })),
+);
 export type ParsedChatCompletionChunk = z.output<typeof ChatCompletionChunkSchema>;
 
 export interface TextCompletionChunkChoice {
@@ -628,56 +648,57 @@ export interface TextCompletionChunk extends Header {
   choices: TextCompletionChunkChoice[];
 }
 
-export const TextCompletionChunkSchema = z
-  .looseObject({
+export const TextCompletionChunkSchema = z.pipe(
+  z.looseObject({
     ...headerFields,
-    choices: choicesSchema({ text: z.string().nullish() }).nullish(),
-  })
-  .transform(
+    choices: z.nullish(choicesSchema({ text: z.nullish(z.string()) })),
+  }),
+  z.transform(
     (chunk): TextCompletionChunk => ({
       ...normaliseHeader(chunk),
       choices: withIndexes(chunk.choices).map(({ text, ...choice }) =>
         text == null ? choice : { ...choice, text },
       ) as TextCompletionChunkChoice[],
     }),
-  );
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Tools and tool resources (threads and assistants)
 // ---------------------------------------------------------------------------------------------
 
 export const ToolSchema = z.looseObject({
-  id: z.string().optional(),
-  name: z.string().optional(),
+  id: z.optional(z.string()),
+  name: z.optional(z.string()),
   type: z.string(),
-  function: z
-    .looseObject({
+  function: z.optional(
+    z.looseObject({
       name: z.string(),
-      description: z.string().optional(),
-      parameters: z.record(z.string(), z.unknown()).optional(),
-      required: z.array(z.string()).optional(),
-    })
-    .optional(),
-  openapiSpec: z.string().optional(),
-  openapiActionData: z.record(z.string(), z.unknown()).optional(),
+      description: z.optional(z.string()),
+      parameters: z.optional(z.record(z.string(), z.unknown())),
+      required: z.optional(z.array(z.string())),
+    }),
+  ),
+  openapiSpec: z.optional(z.string()),
+  openapiActionData: z.optional(z.record(z.string(), z.unknown())),
 });
 export type Tool = z.infer<typeof ToolSchema>;
 
 export const ToolResourcesSchema = z.looseObject({
-  codeInterpreter: z.looseObject({ fileIds: z.array(z.string()).optional() }).optional(),
-  fileSearch: z
-    .looseObject({
-      vectorStoreIds: z.array(z.string()).optional(),
-      vectorStores: z
-        .array(
+  codeInterpreter: z.optional(z.looseObject({ fileIds: z.optional(z.array(z.string())) })),
+  fileSearch: z.optional(
+    z.looseObject({
+      vectorStoreIds: z.optional(z.array(z.string())),
+      vectorStores: z.optional(
+        z.array(
           z.looseObject({
-            fileIds: z.array(z.string()).optional(),
-            metadata: MetadataSchema.optional(),
+            fileIds: z.optional(z.array(z.string())),
+            metadata: z.optional(MetadataSchema),
           }),
-        )
-        .optional(),
-    })
-    .optional(),
+        ),
+      ),
+    }),
+  ),
 });
 export type ToolResources = z.infer<typeof ToolResourcesSchema>;
 
@@ -691,9 +712,9 @@ export type ToolResources = z.infer<typeof ToolResourcesSchema>;
  */
 export const ContentItemSchema = z.looseObject({
   type: z.string(),
-  text: z.union([z.string(), z.looseObject({ value: z.string() })]).optional(),
-  imageFile: z.looseObject({ fileId: z.string(), detail: z.string().optional() }).optional(),
-  imageUrl: z.looseObject({ url: z.string(), detail: z.string().optional() }).optional(),
+  text: z.optional(z.union([z.string(), z.looseObject({ value: z.string() })])),
+  imageFile: z.optional(z.looseObject({ fileId: z.string(), detail: z.optional(z.string()) })),
+  imageUrl: z.optional(z.looseObject({ url: z.string(), detail: z.optional(z.string()) })),
 });
 export type ContentItem = z.infer<typeof ContentItemSchema>;
 
@@ -705,20 +726,20 @@ export function contentItemText(item: ContentItem): string | undefined {
 
 export const AttachmentSchema = z.looseObject({
   fileId: z.string(),
-  tools: z.array(ToolSchema).optional(),
+  tools: z.optional(z.array(ToolSchema)),
 });
 
 export const ThreadMessageSchema = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
-  createdAt: z.union([z.string(), z.number()]).optional(),
-  threadId: z.string().optional(),
+  object: z.optional(z.string()),
+  createdAt: z.optional(z.union([z.string(), z.number()])),
+  threadId: z.optional(z.string()),
   role: z.string(),
   content: z.array(ContentItemSchema),
-  attachments: z.array(AttachmentSchema).nullish(),
-  assistantId: z.string().nullish(),
-  runId: z.string().nullish(),
-  metadata: MetadataSchema.nullish(),
+  attachments: z.nullish(z.array(AttachmentSchema)),
+  assistantId: z.nullish(z.string()),
+  runId: z.nullish(z.string()),
+  metadata: z.nullish(MetadataSchema),
 });
 export type ThreadMessage = z.infer<typeof ThreadMessageSchema>;
 
@@ -738,13 +759,13 @@ export interface ContentItemInput {
 
 export const ThreadSchema = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
-  createdAt: z.union([z.string(), z.number()]).optional(),
-  metadata: MetadataSchema.nullish(),
-  title: z.string().nullish(),
-  toolResources: ToolResourcesSchema.nullish(),
+  object: z.optional(z.string()),
+  createdAt: z.optional(z.union([z.string(), z.number()])),
+  metadata: z.nullish(MetadataSchema),
+  title: z.nullish(z.string()),
+  toolResources: z.nullish(ToolResourcesSchema),
   /** Not in the spec's Thread table; sent by the emulator for threads created with one. */
-  datasetId: z.string().nullish(),
+  datasetId: z.nullish(z.string()),
 });
 export type Thread = z.infer<typeof ThreadSchema>;
 
@@ -763,26 +784,26 @@ export type CreateMessageRequest = ThreadMessageInput;
 // ---------------------------------------------------------------------------------------------
 
 export const ModelSettingsSchema = z.looseObject({
-  modelId: z.string().optional(),
-  temperature: z.number().optional(),
-  topP: z.number().optional(),
+  modelId: z.optional(z.string()),
+  temperature: z.optional(z.number()),
+  topP: z.optional(z.number()),
 });
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 export const AssistantSchema = z.looseObject({
   id: z.string(),
-  object: z.string().optional(),
-  assistantName: z.string().optional(),
-  modelName: z.string().optional(),
-  modelId: z.string().optional(),
-  description: z.string().nullish(),
-  instructions: z.string().nullish(),
-  functionModel: ModelSettingsSchema.nullish(),
-  responseModel: ModelSettingsSchema.nullish(),
-  tools: z.array(ToolSchema).nullish(),
-  metadata: MetadataSchema.nullish(),
-  userFilters: z.record(z.string(), z.unknown()).nullish(),
-  createdAt: z.union([z.string(), z.number()]).optional(),
+  object: z.optional(z.string()),
+  assistantName: z.optional(z.string()),
+  modelName: z.optional(z.string()),
+  modelId: z.optional(z.string()),
+  description: z.nullish(z.string()),
+  instructions: z.nullish(z.string()),
+  functionModel: z.nullish(ModelSettingsSchema),
+  responseModel: z.nullish(ModelSettingsSchema),
+  tools: z.nullish(z.array(ToolSchema)),
+  metadata: z.nullish(MetadataSchema),
+  userFilters: z.nullish(z.record(z.string(), z.unknown())),
+  createdAt: z.optional(z.union([z.string(), z.number()])),
 });
 export type Assistant = z.infer<typeof AssistantSchema>;
 
@@ -812,13 +833,13 @@ export interface ListDatasetThreadsMessagesRequest {
 export const DatasetThreadMessagesSchema = z.looseObject({
   threadId: z.string(),
   messages: z.array(ThreadMessageSchema),
-  createdAt: z.union([z.string(), z.number()]).optional(),
+  createdAt: z.optional(z.union([z.string(), z.number()])),
 });
 export type DatasetThreadMessages = z.infer<typeof DatasetThreadMessagesSchema>;
 
 export const ListDatasetThreadsMessagesResponseSchema = z.looseObject({
   threadsMessages: z.array(DatasetThreadMessagesSchema),
-  page: PageSchema.optional(),
+  page: z.optional(PageSchema),
 });
 export type ListDatasetThreadsMessagesResponse = z.infer<
   typeof ListDatasetThreadsMessagesResponseSchema

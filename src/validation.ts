@@ -2,9 +2,12 @@
  * Validation of caller input, shared by every class. Each check names the field and the allowed
  * range, and runs before any request is sent.
  */
-import { z } from "zod/v4";
+import * as z from "zod/v4/mini";
 import { METADATA_LIMITS } from "./api-types";
 import { StudioValidationError } from "./errors";
+import { useEnglishMessages } from "./zod-locale";
+
+useEnglishMessages();
 
 /** `<owner>/<model-name>`: two non-empty segments without spaces. */
 export const MODEL_URI_PATTERN = /^[^\s/]+\/[^\s]+$/;
@@ -12,35 +15,47 @@ export const MODEL_URI_PATTERN = /^[^\s/]+\/[^\s]+$/;
 export const samplingSchemas = {
   model: z
     .string({ error: "must be a string" })
-    .regex(MODEL_URI_PATTERN, { error: 'must be a model uri shaped "<owner>/<model-name>"' }),
+    .check(
+      z.regex(MODEL_URI_PATTERN, { error: 'must be a model uri shaped "<owner>/<model-name>"' }),
+    ),
   temperature: z
     .number({ error: "must be a number" })
-    .min(0, { error: "must be between 0 and 2" })
-    .max(2, { error: "must be between 0 and 2" }),
+    .check(
+      z.gte(0, { error: "must be between 0 and 2" }),
+      z.lte(2, { error: "must be between 0 and 2" }),
+    ),
   topP: z
     .number({ error: "must be a number" })
-    .gt(0, { error: "must be in (0, 1]" })
-    .max(1, { error: "must be in (0, 1]" }),
-  n: z.number({ error: "must be a number" }).int({ error: "must be an integer >= 1" }).min(1, {
-    error: "must be an integer >= 1",
-  }),
+    .check(z.gt(0, { error: "must be in (0, 1]" }), z.lte(1, { error: "must be in (0, 1]" })),
+  n: z
+    .number({ error: "must be a number" })
+    .check(
+      z.int({ error: "must be an integer >= 1" }),
+      z.gte(1, { error: "must be an integer >= 1" }),
+    ),
   maxTokens: z
     .number({ error: "must be a number" })
-    .int({ error: "must be a positive integer" })
-    .min(1, { error: "must be a positive integer" }),
-  penalty: z.number({ error: "must be a number" }).refine(Number.isFinite, {
-    error: "must be a finite number",
-  }),
+    .check(
+      z.int({ error: "must be a positive integer" }),
+      z.gte(1, { error: "must be a positive integer" }),
+    ),
+  penalty: z
+    .number({ error: "must be a number" })
+    .check(z.refine(Number.isFinite, { error: "must be a finite number" })),
   stop: z.array(z.string({ error: "must be strings" }), { error: "must be an array of strings" }),
   logitBias: z.record(z.string(), z.number({ error: "values must be numbers" }), {
     error: "must be an object of token to number",
   }),
-  timeout: z.number({ error: "must be a number" }).int().positive({ error: "must be > 0 ms" }),
+  timeout: z
+    .number({ error: "must be a number" })
+    .check(z.int(), z.positive({ error: "must be > 0 ms" })),
   maxRetries: z
     .number({ error: "must be a number" })
-    .int({ error: "must be an integer >= 0" })
-    .min(0, { error: "must be an integer >= 0" }),
-  seed: z.number({ error: "must be a number" }).int({ error: "must be an integer" }),
+    .check(
+      z.int({ error: "must be an integer >= 0" }),
+      z.gte(0, { error: "must be an integer >= 0" }),
+    ),
+  seed: z.number({ error: "must be a number" }).check(z.int({ error: "must be an integer" })),
   user: z.string({ error: "must be a string" }),
   flag: z.boolean({ error: "must be true or false" }),
 } as const;

@@ -33,7 +33,9 @@ export interface AssistantMiddlewareOptions {
   maxIterations: number;
 }
 
-// Private (underscore) fields stay out of the agent's input and output state.
+// Private (underscore) fields stay out of the agent's input and output state. Classic zod, unlike
+// the rest of the portable code (see zod-locale.ts): langchain calls methods such as `.optional()`
+// on a middleware's state fields, which mini schemas do not have, and it loads classic zod anyway.
 const stateSchema = z.object({
   _studioHistory: z.array(z.custom<BaseMessage>()).optional(),
   _studioModelCalls: z.number().optional(),

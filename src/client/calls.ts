@@ -2,7 +2,8 @@
  * One constant per call of the interface: method, address, key header, retry class and response
  * schema. The retry class of each call is decided here, with the reason next to it.
  */
-import type { z } from "zod/v4";
+
+import type * as z from "zod/v4/mini";
 import {
   AssistantSchema,
   ChatCompletionSchema,
@@ -19,7 +20,7 @@ import type { CallSpec } from "./request";
 import type { RetryClass } from "./retry";
 import type { HttpMethod } from "./transport";
 
-function spec<S extends z.ZodType>(
+function spec<S extends z.ZodMiniType>(
   name: string,
   method: HttpMethod,
   target: "studio" | "proxy",

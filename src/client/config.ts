@@ -6,9 +6,10 @@
  * neither (listing public models needs no key, a chat-only client never needs `baseUrl`).
  */
 import type { Dispatcher } from "undici";
-import { z } from "zod/v4";
+import * as z from "zod/v4/mini";
 import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
 import { samplingSchemas } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
 import { callerHeaders, HEADER_VALUE, HEADER_VALUE_ERROR } from "./headers";
 import type { FetchLike, StudioClientOptions } from "./types";
 
@@ -61,9 +62,11 @@ export interface ResolvedConfig {
   readonly fetch: FetchLike | undefined;
 }
 
-const timeoutSchema = samplingSchemas.timeout.max(MAX_TIMER_MS, {
-  error: `must be at most ${MAX_TIMER_MS} ms`,
-});
+useEnglishMessages();
+
+const timeoutSchema = samplingSchemas.timeout.check(
+  z.lte(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` }),
+);
 
 const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
   const parsed = URL.canParse(ctx.value) ? new URL(ctx.value) : undefined;
@@ -88,44 +91,52 @@ const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
 
 const headerValueSchema = z
   .string({ error: "must be a string" })
-  .regex(HEADER_VALUE, { error: HEADER_VALUE_ERROR });
+  .check(z.regex(HEADER_VALUE, { error: HEADER_VALUE_ERROR }));
 
 const optionsSchema = z.object({
-  apiKey: headerValueSchema.optional(),
-  orgId: headerValueSchema.optional(),
-  baseUrl: addressSchema.optional(),
-  proxyUrl: addressSchema.optional(),
-  timeout: timeoutSchema.optional(),
-  streamIdleTimeout: timeoutSchema.optional(),
-  streamTimeout: timeoutSchema.optional(),
-  maxRetries: samplingSchemas.maxRetries.optional(),
-  maxResponseBytes: z
-    .number({ error: "must be a number" })
-    .int({ error: "must be a positive integer" })
-    .positive({ error: "must be a positive integer" })
-    .optional(),
-  defaultHeaders: z
-    .record(
+  apiKey: z.optional(headerValueSchema),
+  orgId: z.optional(headerValueSchema),
+  baseUrl: z.optional(addressSchema),
+  proxyUrl: z.optional(addressSchema),
+  timeout: z.optional(timeoutSchema),
+  streamIdleTimeout: z.optional(timeoutSchema),
+  streamTimeout: z.optional(timeoutSchema),
+  maxRetries: z.optional(samplingSchemas.maxRetries),
+  maxResponseBytes: z.optional(
+    z
+      .number({ error: "must be a number" })
+      .check(
+        z.int({ error: "must be a positive integer" }),
+        z.positive({ error: "must be a positive integer" }),
+      ),
+  ),
+  defaultHeaders: z.optional(
+    z.record(
       z.string(),
-      z
-        .string({ error: "values must be strings" })
-        .regex(HEADER_VALUE, { error: `values must be header-safe: one ${HEADER_VALUE_ERROR}` }),
+      z.string({ error: "values must be strings" }).check(
+        z.regex(HEADER_VALUE, {
+          error: `values must be header-safe: one ${HEADER_VALUE_ERROR}`,
+        }),
+      ),
       { error: "must be an object of header name to string" },
-    )
-    .optional(),
-  connections: z
-    .number({ error: "must be a number" })
-    .int({ error: "must be an integer >= 1" })
-    .min(1, { error: "must be an integer >= 1" })
-    .optional(),
-  dispatcher: z
-    .custom<Dispatcher>((v) => typeof (v as { dispatch?: unknown })?.dispatch === "function", {
+    ),
+  ),
+  connections: z.optional(
+    z
+      .number({ error: "must be a number" })
+      .check(
+        z.int({ error: "must be an integer >= 1" }),
+        z.gte(1, { error: "must be an integer >= 1" }),
+      ),
+  ),
+  dispatcher: z.optional(
+    z.custom<Dispatcher>((v) => typeof (v as { dispatch?: unknown })?.dispatch === "function", {
       error: "must be an undici Dispatcher (Agent, Pool, Client, MockAgent...)",
-    })
-    .optional(),
-  fetch: z
-    .custom<FetchLike>((v) => typeof v === "function", { error: "must be a fetch function" })
-    .optional(),
+    }),
+  ),
+  fetch: z.optional(
+    z.custom<FetchLike>((v) => typeof v === "function", { error: "must be a fetch function" }),
+  ),
 });
 
 function env(name: string): string | undefined {

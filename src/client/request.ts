@@ -2,7 +2,7 @@
  * The one request path every method goes through: config checks, headers, the attempt loop with
  * retries, timeouts and abort, status handling and response validation; and its streaming twin.
  */
-import type { z } from "zod/v4";
+import type * as z from "zod/v4/mini";
 import {
   StudioAPIError,
   StudioError,
@@ -49,7 +49,7 @@ export interface CallSpec<T> {
   readonly target: "studio" | "proxy";
   readonly auth: AuthKind;
   readonly retryClass: RetryClass;
-  readonly schema: z.ZodType<T>;
+  readonly schema: z.ZodMiniType<T>;
 }
 
 // Abort reasons of the client's own timers; never thrown to callers.

@@ -2,7 +2,8 @@
  * Parsing and shape-checking 2xx bodies. JSON is parsed once; the schemas come from
  * src/api-types.ts and keep unknown fields.
  */
-import type { z } from "zod/v4";
+
+import type * as z from "zod/v4/mini";
 import { StudioResponseError } from "../errors";
 import { excerpt } from "./errors-from-response";
 
@@ -26,7 +27,7 @@ export function formatIssue(issue: z.core.$ZodIssue | undefined): string {
  * naming the call and the first bad field.
  */
 export function parseResponse<T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   text: string,
   call: string,
   method: string,

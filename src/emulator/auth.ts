@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "./http-error";
-import type { AuthKind } from "./router";
+import type { RouteAuth } from "./router";
 
 export const SECRET_HEADERS = new Set([
   "authorization",
@@ -17,7 +17,7 @@ export const SECRET_HEADERS = new Set([
   "cookie",
 ]);
 
-export function checkAuth(kind: AuthKind, headers: IncomingHttpHeaders, apiKey: string): void {
+export function checkAuth(kind: RouteAuth, headers: IncomingHttpHeaders, apiKey: string): void {
   if (kind === "none") return;
   checkOrgId(headers);
   if (kind === "inference") {

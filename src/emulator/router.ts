@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "./http-error";
 import type { ProxyResult } from "./upstream";
 
-export type AuthKind = "none" | "studio" | "inference";
+export type RouteAuth = "none" | "studio" | "inference";
 
 export interface RequestContext {
   method: string;
@@ -39,7 +39,7 @@ export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerRe
 export interface Route {
   method: string;
   path: string;
-  auth: AuthKind;
+  auth: RouteAuth;
   handler: Handler;
 }
 

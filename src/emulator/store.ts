@@ -68,9 +68,12 @@ export const SnapshotSchema = z.object({
   format: z.literal(DATA_FORMAT),
   version: z.literal(DATA_VERSION),
   seq: z.number().int().nonnegative(),
-  threads: z.array(ThreadSchema.extend({ id: z.string().startsWith("thread_") })),
-  messages: z.array(ThreadMessageSchema.extend({ threadId: z.string() })),
-  assistants: z.array(AssistantSchema.extend({ id: z.string().startsWith("asst_") })),
+  // The wire schemas use zod's mini API (no methods), so they are extended by spreading shapes.
+  threads: z.array(z.looseObject({ ...ThreadSchema.shape, id: z.string().startsWith("thread_") })),
+  messages: z.array(z.looseObject({ ...ThreadMessageSchema.shape, threadId: z.string() })),
+  assistants: z.array(
+    z.looseObject({ ...AssistantSchema.shape, id: z.string().startsWith("asst_") }),
+  ),
 });
 /** What is saved: the records themselves (the schema above only checks what is loaded). */
 export interface Snapshot {

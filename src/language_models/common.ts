@@ -4,13 +4,14 @@
  * ?? field`, then `modelKwargs`) that the request body and `getLsParams` are both built from.
  */
 import type { AsyncCaller } from "@langchain/core/utils/async_caller";
-import { z } from "zod/v4";
+import * as z from "zod/v4/mini";
 import type { CompletionParams } from "../api-types";
 import type { StudioClient } from "../client";
 import type { StudioClientFields } from "../client/resolve";
 import type { RequestOptions } from "../client/types";
 import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
 import { describeValue, samplingSchemas as s } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
 
 /** Constructor fields common to `ChatStudio` and `StudioLLM`: the client options or a `client`, and the sampling settings. */
 export interface StudioModelFields extends StudioClientFields {
@@ -71,41 +72,43 @@ export interface StudioSamplingCallOptions {
   streamUsage?: boolean;
 }
 
-const maxConcurrency = z
-  .number({ error: "must be a number" })
-  .refine((v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1), {
+useEnglishMessages();
+
+const maxConcurrency = z.number({ error: "must be a number" }).check(
+  z.refine((v) => v === Number.POSITIVE_INFINITY || (Number.isInteger(v) && v >= 1), {
     error: "must be an integer >= 1, or Infinity for no limit",
-  });
+  }),
+);
 
 /** The one schema of both classes' settings (client options are the client's to check). */
 const settingsSchema = z.object({
   model: s.model,
-  temperature: s.temperature.optional(),
-  maxTokens: s.maxTokens.optional(),
-  topP: s.topP.optional(),
-  n: s.n.optional(),
-  stop: s.stop.optional(),
-  presencePenalty: s.penalty.optional(),
-  frequencyPenalty: s.penalty.optional(),
-  penalty: s.penalty.optional(),
-  logitBias: s.logitBias.optional(),
-  seed: s.seed.optional(),
-  user: s.user.optional(),
-  streaming: s.flag.optional(),
-  streamUsage: s.flag.optional(),
-  echo: s.flag.optional(),
-  maxConcurrency: maxConcurrency.optional(),
-  modelKwargs: z
-    .record(z.string(), z.unknown(), { error: "must be an object of extra body fields" })
-    .optional(),
+  temperature: z.optional(s.temperature),
+  maxTokens: z.optional(s.maxTokens),
+  topP: z.optional(s.topP),
+  n: z.optional(s.n),
+  stop: z.optional(s.stop),
+  presencePenalty: z.optional(s.penalty),
+  frequencyPenalty: z.optional(s.penalty),
+  penalty: z.optional(s.penalty),
+  logitBias: z.optional(s.logitBias),
+  seed: z.optional(s.seed),
+  user: z.optional(s.user),
+  streaming: z.optional(s.flag),
+  streamUsage: z.optional(s.flag),
+  echo: z.optional(s.flag),
+  maxConcurrency: z.optional(maxConcurrency),
+  modelKwargs: z.optional(
+    z.record(z.string(), z.unknown(), { error: "must be an object of extra body fields" }),
+  ),
 });
 
 /** The validated settings a model keeps. */
 export type StudioModelSettings = z.infer<typeof settingsSchema>;
 
 /** Per-call options checked before a request: the sampling settings and the call-only flags. */
-const callOptionsSchema = settingsSchema
-  .pick({
+const callOptionsSchema = z.extend(
+  z.pick(settingsSchema, {
     temperature: true,
     maxTokens: true,
     topP: true,
@@ -119,8 +122,9 @@ const callOptionsSchema = settingsSchema
     user: true,
     streamUsage: true,
     echo: true,
-  })
-  .extend({ parallel_tool_calls: s.flag.optional(), strict: s.flag.optional() });
+  }),
+  { parallel_tool_calls: z.optional(s.flag), strict: z.optional(s.flag) },
+);
 
 /** Body fields the model sets itself; letting `modelKwargs` replace them would break the call. */
 const RESERVED_BODY_FIELDS = new Set(["messages", "prompt", "stream", "model"]);
@@ -237,7 +241,7 @@ export function validateCallOptions(options: object | undefined): void {
 }
 
 function parseOrThrow<T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   value: object,
   fieldName: (key: string) => string,
 ): T {
