@@ -38,10 +38,16 @@ export interface BodyReader {
   cancel(): Promise<unknown>;
 }
 
+/** The part of WHATWG `Headers` the transport reads (a fetch `Response`'s headers are one). */
+export interface HeaderLookup {
+  get(name: string): string | null;
+  forEach(callback: (value: string, name: string) => void): void;
+}
+
 /** A response whose headers are in; the body is still to be read. */
 export interface EngineResponse {
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: HeaderLookup;
   readonly body: BodyReader | null;
 }
 
@@ -153,21 +159,29 @@ function sendWithUndici(undici: Undici, dispatcher: Dispatcher): Send {
       headersTimeout: 0,
       bodyTimeout: 0,
     });
-    const all = new Headers();
-    for (const [name, value] of Object.entries(headers)) {
-      for (const one of Array.isArray(value) ? value : [value]) {
-        if (one !== undefined) all.append(name, one);
-      }
-    }
     const chunks: AsyncIterator<Uint8Array> = body[Symbol.asyncIterator]();
     return {
       status: statusCode,
-      headers: all,
+      headers: undiciHeaders(headers),
       body: {
         read: () => chunks.next(),
         // Ending the iteration destroys the stream, which aborts an unfinished response.
         cancel: async () => chunks.return?.(),
       },
     };
+  };
+}
+
+/** undici's header record (lower-case names) read as `Headers` would read it. */
+function undiciHeaders(headers: Record<string, string | string[] | undefined>): HeaderLookup {
+  const value = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(", ") : v);
+  return {
+    get: (name) => value(headers[name.toLowerCase()]) ?? null,
+    forEach: (callback) => {
+      for (const [name, v] of Object.entries(headers)) {
+        const joined = value(v);
+        if (joined !== undefined) callback(joined, name);
+      }
+    },
   };
 }
