@@ -14,11 +14,6 @@ import { redactCause, redactDeep, redactText, registerSecret } from "./client/re
 
 export { registerSecret };
 
-/** Replaces every piece of every registered secret with a placeholder. */
-export function redactSecrets(text: string): string {
-  return redactText(text);
-}
-
 /** Sets the `name` every instance of `cls` reports (on the prototype, like `Error`'s own). */
 export function named(cls: { prototype: Error }, name: string): void {
   Object.defineProperty(cls.prototype, "name", {

@@ -6,7 +6,7 @@
  */
 import { createAgent, type ReactAgent, toolErrorMiddleware } from "langchain";
 import type { ChatTool } from "../api-types";
-import { redactSecrets } from "../errors";
+import { redactText } from "../client/redact";
 import { assistantMiddleware, type ChatModelLike } from "./middleware";
 import type { AgentMessageHistory, AssistantToolImplementation } from "./types";
 
@@ -62,5 +62,5 @@ function describeToolError(
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const clipped =
     text.length > MAX_TOOL_ERROR_LENGTH ? `${text.slice(0, MAX_TOOL_ERROR_LENGTH)}...` : text;
-  return redactSecrets(`Tool "${request.toolCall.name}" failed: ${clipped}`);
+  return redactText(`Tool "${request.toolCall.name}" failed: ${clipped}`);
 }

@@ -345,7 +345,7 @@ export async function writeSessionThread(
     }
     const existing = index.winner(key);
     if (existing) {
-      await appendTo(client, policy, existing.id, batch);
+      await appendConfirmed(client, policy, existing.id, batch, undefined);
       return { threadId: existing.id, created: false };
     }
 
@@ -375,7 +375,7 @@ export async function writeSessionThread(
 
     // Another process created the session's thread first: move this call's messages there.
     try {
-      await appendTo(client, policy, winner.id, batch);
+      await appendConfirmed(client, policy, winner.id, batch, undefined);
     } catch (error) {
       if (!(error instanceof PartialWrite)) throw error;
       throw error.shifted(
@@ -392,16 +392,6 @@ export async function writeSessionThread(
     index.drop(key, thread.id);
     return { threadId: winner.id, created: false };
   });
-}
-
-async function appendTo(
-  client: StudioClient,
-  policy: WritePolicy,
-  threadId: string,
-  batch: readonly EncodedMessage[],
-): Promise<void> {
-  if (batch.length === 0) return;
-  await appendConfirmed(client, policy, threadId, batch, undefined);
 }
 
 /**

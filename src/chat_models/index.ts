@@ -33,7 +33,6 @@ import type {
   ToolChoice,
 } from "../api-types";
 import type { StudioClient } from "../client";
-import { resolveClient } from "../client/resolve";
 import {
   ChatStreamState,
   convertCompletionToChatGenerations,
@@ -51,9 +50,9 @@ import {
   assertCompletionSettings,
   baseModelParams,
   completionParams,
-  defineApiKey,
   definedOnly,
   fieldsOf,
+  initModel,
   lsParams,
   parseModelFields,
   requestOptions,
@@ -172,15 +171,8 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     const fields = fieldsOf(modelOrFields, moreFields);
     const settings = parseModelFields(fields);
     super(baseModelParams(fields));
-    Object.assign(this, settings);
+    this.#client = initModel(this, fields, settings);
     this.stopSequences = settings.stop;
-    this.orgId = fields.orgId;
-    this.proxyUrl = fields.proxyUrl;
-    this.baseUrl = fields.baseUrl;
-    this.timeout = fields.timeout;
-    this.maxRetries = fields.maxRetries;
-    defineApiKey(this, fields.apiKey);
-    this.#client = resolveClient(fields);
     this.#profileOverride = fields.profile;
     registerStudioBlockTranslator();
   }

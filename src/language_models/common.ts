@@ -8,6 +8,7 @@ import * as z from "zod/v4/mini";
 import type { CompletionParams } from "../api-types";
 import type { StudioClient } from "../client";
 import type { StudioClientFields } from "../client/resolve";
+import { resolveClient } from "../client/resolve";
 import type { RequestOptions } from "../client/types";
 import { registerSecret, StudioConfigError, StudioValidationError } from "../errors";
 import { describeValue, samplingSchemas as s } from "../validation";
@@ -362,10 +363,32 @@ export function runRequest<T>(
  * `util.inspect` then never print it, while core's `toJSON()` (which reads the secret-mapped
  * field directly) still writes the `STUDIO_API_KEY` secret reference in its place.
  */
-export function defineApiKey(model: object, apiKey: string | undefined): void {
+function defineApiKey(model: object, apiKey: string | undefined): void {
   if (apiKey !== undefined) {
     Object.defineProperty(model, "apiKey", { value: apiKey, enumerable: false });
   }
+}
+
+/**
+ * What both model constructors do after `super`: keep the validated settings and the address,
+ * timeout and retry fields on the model (read by introspection and serialization), the key as a
+ * hidden field, and return the model's client (the `client` option, or one built from the
+ * options).
+ */
+export function initModel(
+  model: object,
+  fields: StudioModelFields,
+  settings: StudioModelSettings,
+): StudioClient {
+  Object.assign(model, settings, {
+    orgId: fields.orgId,
+    proxyUrl: fields.proxyUrl,
+    baseUrl: fields.baseUrl,
+    timeout: fields.timeout,
+    maxRetries: fields.maxRetries,
+  });
+  defineApiKey(model, fields.apiKey);
+  return resolveClient(fields);
 }
 
 /**

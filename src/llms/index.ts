@@ -4,7 +4,6 @@ import type { MessageContent } from "@langchain/core/messages";
 import { type Generation, GenerationChunk, type LLMResult } from "@langchain/core/outputs";
 import { type CompletionParams, PATHS, type TextCompletionRequest } from "../api-types";
 import type { StudioClient } from "../client";
-import { resolveClient } from "../client/resolve";
 import {
   convertTextChunkToGenerationChunks,
   convertTextCompletionToGenerations,
@@ -16,8 +15,8 @@ import {
   assertCompletionSettings,
   baseModelParams,
   completionParams,
-  defineApiKey,
   fieldsOf,
+  initModel,
   lsParams,
   parseModelFields,
   requestOptions,
@@ -116,14 +115,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     const fields = fieldsOf(modelOrFields, moreFields);
     const settings = parseModelFields(fields);
     super(baseModelParams(fields));
-    Object.assign(this, settings);
-    this.orgId = fields.orgId;
-    this.proxyUrl = fields.proxyUrl;
-    this.baseUrl = fields.baseUrl;
-    this.timeout = fields.timeout;
-    this.maxRetries = fields.maxRetries;
-    defineApiKey(this, fields.apiKey);
-    this.#client = resolveClient(fields);
+    this.#client = initModel(this, fields, settings);
   }
 
   override _llmType(): string {
