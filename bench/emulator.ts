@@ -1,11 +1,20 @@
 /**
  * Emulator throughput: small non-streaming chat completions over 32 keep-alive connections, and
- * one stream of ~10,000 chunks. The emulator runs in a child process so it does not share a core
- * with the load generator (the target is set for a 2-core machine).
+ * one stream of ~10,000 chunks. Storage at scale (`emulator-storage`): thread creates with a data
+ * file as the state grows, start-up on a large data file, and the heap after many requests. The
+ * emulator runs in a child process so it does not share a core with the load generator (the
+ * targets are set for a 2-core machine).
  *
  *   npx tsx bench/emulator.ts
+ *   npm run bench -- emulator-storage
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Pool } from "undici";
+import { DataFile } from "../src/emulator/persistence";
+import { createRng } from "../src/emulator/rng";
+import { Store } from "../src/emulator/store";
 import { startChildEmulator } from "./emulator-child";
 import { type BenchEntry, type BenchRow, median, runIfMain, runWithConcurrency } from "./harness";
 
@@ -109,4 +118,173 @@ export const emulatorBench: BenchEntry = {
   },
 };
 
+/** Threads already in the data file; 0 is an empty (new) data file, the reference. */
+const STATE_SIZES = [0, 1_000, 10_000, 50_000];
+const CREATE_CONNECTIONS = 8;
+const CREATES_PER_ROUND = 400;
+const CREATE_ROUNDS = 7;
+const LOG_REQUESTS = 100_000;
+const MIN_CREATE_RATIO = 0.5;
+const MAX_START_MS = 2_000;
+const MAX_HEAP_MB = 60;
+/** No round or load may hang the bench on a stalled emulator. */
+const DEADLINE_MS = 60_000;
+
+/** A data file holding `threads` threads, written as one snapshot (what a compaction leaves). */
+function writeDataFile(file: string, threads: number): void {
+  const store = new Store(createRng(1));
+  for (let i = 0; i < threads; i++) {
+    store.createThread({ metadata: { n: String(i) }, title: "bench", toolResources: {} }, []);
+  }
+  const dataFile = new DataFile(file, undefined, () => store.snapshot());
+  dataFile.compact();
+  dataFile.close();
+}
+
+/** An emulator on a data file of `threads` threads, and one round of creates against it. */
+async function emulatorOfSize(dir: string, threads: number) {
+  const file = join(dir, `emulator-${threads}.json`);
+  if (threads > 0) writeDataFile(file, threads);
+  const child = await startChildEmulator({ dataFile: file });
+  const studio = new URL(child.baseUrl);
+  const pool = new Pool(studio.origin, { connections: CREATE_CONNECTIONS, pipelining: 1 });
+  const headers = { "content-type": "application/json", "x-service-key": child.apiKey };
+  const body = JSON.stringify({ title: "bench", metadata: { kind: "bench" } });
+  const create = async () => {
+    const response = await pool.request({
+      method: "POST",
+      path: `${studio.pathname}/v1/threads`,
+      headers,
+      body,
+    });
+    await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`status ${response.statusCode}`);
+  };
+  return {
+    threads,
+    startMs: child.startMs,
+    /** Creates per second over one round. */
+    async round(): Promise<number> {
+      const result = await runWithConcurrency(CREATES_PER_ROUND, CREATE_CONNECTIONS, create, {
+        deadlineMs: DEADLINE_MS,
+      });
+      if (result.errors > 0) {
+        throw new Error(`${result.errors} creates failed: ${result.firstError}`);
+      }
+      return result.rate;
+    },
+    async stop(): Promise<void> {
+      await pool.close();
+      await child.stop();
+    },
+  };
+}
+
+/**
+ * Creates/s at every size, in interleaved rounds (sizes in turn, the order reversed every other
+ * round) so that drift in the machine's speed affects every size alike; and start-up times.
+ */
+async function createRates(
+  dir: string,
+): Promise<{ threads: number; rate: number; startMs: number }[]> {
+  const emulators: Awaited<ReturnType<typeof emulatorOfSize>>[] = [];
+  try {
+    for (const threads of STATE_SIZES) emulators.push(await emulatorOfSize(dir, threads));
+    for (const emulator of emulators) await emulator.round();
+    const rates = emulators.map(() => [] as number[]);
+    for (let r = 0; r < CREATE_ROUNDS; r++) {
+      const order = emulators.map((_, i) => i);
+      if (r % 2 === 1) order.reverse();
+      for (const i of order) rates[i]!.push(await emulators[i]!.round());
+    }
+    return emulators.map((e, i) => ({
+      threads: e.threads,
+      rate: median(rates[i]!),
+      startMs: e.startMs,
+    }));
+  } finally {
+    await Promise.all(emulators.map((e) => e.stop()));
+  }
+}
+
+/** Heap of an emulator with default options after `LOG_REQUESTS` small chat completions, MB. */
+async function heapAfterRequests(): Promise<{ mb: number; requests: number }> {
+  // `true` is the default; the bench child turns recording off unless told.
+  const child = await startChildEmulator({ recordRequests: true });
+  const proxy = new URL(child.proxyUrl);
+  const pool = new Pool(proxy.origin, { connections: CONNECTIONS, pipelining: 1 });
+  let heap: number | undefined;
+  let requests = 0;
+  try {
+    const body = JSON.stringify({
+      model: "studio/echo-small",
+      messages: [{ role: "user", content: "Hello, how are you?" }],
+      max_tokens: 16,
+    });
+    const headers = { "content-type": "application/json", authorization: child.apiKey };
+    const result = await runWithConcurrency(
+      LOG_REQUESTS,
+      CONNECTIONS,
+      async () => {
+        const response = await pool.request({
+          method: "POST",
+          path: `${proxy.pathname}/chat/completions`,
+          headers,
+          body,
+        });
+        await response.body.text();
+      },
+      { deadlineMs: DEADLINE_MS * 2 },
+    );
+    requests = result.done;
+  } finally {
+    await pool.close();
+    heap = await child.stop();
+  }
+  return { mb: (heap ?? Number.NaN) / 2 ** 20, requests };
+}
+
+export const emulatorStorageBench: BenchEntry = {
+  name: "emulator-storage",
+  async run(): Promise<BenchRow[]> {
+    const dir = await mkdtemp(join(tmpdir(), "studio-bench-emulator-"));
+    try {
+      const sizes = await createRates(dir);
+      const empty = sizes[0]!;
+      const largest = sizes.at(-1)!;
+      const rows: BenchRow[] = sizes.map(({ threads, rate }) => {
+        const ratio = rate / empty.rate;
+        return {
+          what: `emulator thread creates, ${threads === 0 ? "empty data file" : `data file of ${threads.toLocaleString("en")} threads`}`,
+          value: rate,
+          unit: "req/s",
+          ...(threads === 0 ? {} : { reference: "empty data file", ratio }),
+          ...(threads === largest.threads
+            ? { target: `>= ${MIN_CREATE_RATIO.toFixed(2)}x`, pass: ratio >= MIN_CREATE_RATIO }
+            : {}),
+        };
+      });
+      rows.push({
+        what: `emulator start-up, data file of ${largest.threads.toLocaleString("en")} threads`,
+        value: largest.startMs,
+        unit: "ms",
+        target: `< ${MAX_START_MS} ms`,
+        pass: largest.startMs < MAX_START_MS,
+      });
+      const heap = await heapAfterRequests();
+      rows.push({
+        what: `emulator heap after ${heap.requests.toLocaleString("en")} requests, default options`,
+        value: heap.mb,
+        unit: "MB",
+        target: `<= ${MAX_HEAP_MB} MB`,
+        pass: heap.requests >= LOG_REQUESTS && heap.mb <= MAX_HEAP_MB,
+      });
+      return rows;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
 await runIfMain(import.meta.url, emulatorBench);
+await runIfMain(import.meta.url, emulatorStorageBench);

@@ -9,10 +9,11 @@
  *   npx tsx bench/history.ts
  */
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { findSessionThread, StudioChatMessageHistory } from "../src/chat_history";
+import { StudioChatMessageHistory } from "../src/chat_history";
 import { StudioClient } from "../src/client";
 import { decodeMessage, encodeMessage } from "../src/converters/thread-messages";
 import { startEmulator } from "../src/emulator";
+import { findSessionThread } from "../src/threads/session-threads";
 import { type BenchEntry, type BenchRow, measurePerCall, runIfMain } from "./harness";
 
 function conversation(size: number, tag: string): BaseMessage[] {

@@ -9,6 +9,7 @@ async function loadEntries(): Promise<BenchEntry[]> {
   const modules = await Promise.all([
     import("./client").then((m) => m.clientBench),
     import("./emulator").then((m) => m.emulatorBench),
+    import("./emulator").then((m) => m.emulatorStorageBench),
     import("./chat").then((m) => m.chatBench),
     import("./llm").then((m) => m.llmBench),
     import("./history").then((m) => m.historyBench),

@@ -4,15 +4,18 @@
  *
  *   npx tsx examples/emulator-in-tests.ts
  *
- * The same pattern works in vitest or jest: start the emulator once (port 0 = any free port),
- * point ChatStudio and the history at it, assert on what it received, inject faults. Unlike the
- * other examples it never uses the real service: the emulator is what it shows.
+ * The same pattern works in vitest or jest (README, "The emulator", shows these agent tests in
+ * vitest): start the emulator once (port 0 = any free port), point ChatStudio and the history at
+ * it, script what the model answers, assert on what it received, inject faults. Unlike the other
+ * examples it never uses the real service: the emulator is what it shows.
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { HumanMessage } from "@langchain/core/messages";
+import { createAgent, tool } from "langchain";
 import { ChatStudio, StudioChatMessageHistory, StudioRateLimitError } from "langchain-studio";
 import { type EmulatorHandle, startEmulator } from "langchain-studio/emulator";
+import { z } from "zod";
 
 // --- The code under test: a tiny support bot that remembers each conversation in a thread. ---
 async function answerCustomer(
@@ -30,6 +33,17 @@ async function answerCustomer(
   return reply.text;
 }
 
+// --- More code under test: a support agent with one tool. ---
+const getOrder = tool(({ orderId }) => `Order ${orderId}: shipped on Monday`, {
+  name: "get_order",
+  description: "Status of an order.",
+  schema: z.object({ orderId: z.string() }),
+});
+
+function supportAgent(model: ChatStudio) {
+  return createAgent({ model, tools: [getOrder], systemPrompt: "You are ACME's support bot." });
+}
+
 // --- The tests. ---
 let emulator: EmulatorHandle;
 
@@ -42,7 +56,8 @@ after(async () => {
 });
 
 afterEach(async () => {
-  // Each test starts from an empty emulator: no threads, no recorded requests, no faults.
+  // Each test starts from an empty emulator: no threads, no recorded requests, no scripts, no
+  // faults.
   emulator.setFaults(undefined);
   await emulator.reset();
 });
@@ -98,4 +113,44 @@ test("a 429 is retried, and surfaces as StudioRateLimitError when it persists", 
 
   emulator.setFaults(undefined);
   assert.match((await model.invoke("Hi")).text, /You said: Hi/);
+});
+
+test("the agent looks the order up, then answers with what the tool said", async () => {
+  // What the model answers, one reply per request: a tool call, then the final text.
+  const script = emulator.script("studio/echo-small", [
+    { toolCalls: [{ name: "get_order", args: { orderId: "A-17" } }] },
+    "Your order A-17 shipped on Monday.",
+  ]);
+  const agent = supportAgent(new ChatStudio({ model: "studio/echo-small", ...connection() }));
+
+  const result = await agent.invoke({ messages: [{ role: "user", content: "Where is A-17?" }] });
+
+  assert.equal(result.messages.at(-1)?.text, "Your order A-17 shipped on Monday.");
+  assert.equal(script.remaining, 0);
+  // The second request carried the tool's result back to the model.
+  assert.deepEqual(script.requests[1]?.messages?.at(-1), {
+    role: "tool",
+    tool_call_id: "call_1",
+    content: "Order A-17: shipped on Monday",
+  });
+});
+
+test("the agent streams the answer, and a model error reaches the caller", async () => {
+  emulator.script("studio/echo-small", [
+    { toolCalls: [{ name: "get_order", args: { orderId: "A-17" } }] },
+    "Shipped on Monday.",
+    { error: { status: 429, message: "Slow down." } },
+  ]);
+  const agent = supportAgent(
+    new ChatStudio({ model: "studio/echo-small", maxRetries: 0, ...connection() }),
+  );
+  const question = { messages: [{ role: "user", content: "Where is A-17?" }] };
+
+  const tokens: string[] = [];
+  for await (const [chunk] of await agent.stream(question, { streamMode: "messages" })) {
+    if (chunk.type === "ai" && chunk.text) tokens.push(chunk.text);
+  }
+  assert.equal(tokens.join(""), "Shipped on Monday.");
+
+  await assert.rejects(agent.invoke(question), StudioRateLimitError);
 });

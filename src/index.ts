@@ -55,12 +55,29 @@ export {
   StudioChatMessageHistory,
   type StudioChatMessageHistoryInput,
   type StudioChatMessageHistoryOptions,
-  StudioWriteNotConfirmedError,
 } from "./chat_history";
 export { ChatStudio, type ChatStudioCallOptions, type ChatStudioInput } from "./chat_models";
 export { StudioClient } from "./client";
+export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/options";
 export type { StudioClientFields } from "./client/resolve";
-export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/types";
+export {
+  type ExportFineTuneRecordsInput,
+  exportFineTuneRecords,
+  type FineTuneFormat,
+  type FineTuneProblemCode,
+  type FineTuneRecord,
+  type FineTuneRecordProblem,
+  type LangChainRecord,
+  type OpenAIChatRecord,
+  type RedactMessages,
+  type SkippedThread,
+  StudioConversationRecorder,
+  type StudioConversationRecorderInput,
+  StudioInvalidRecordError,
+  StudioRecordingError,
+  type ValidateFineTuneRecordOptions,
+  validateFineTuneRecord,
+} from "./datasets";
 export {
   StudioAPIError,
   StudioAuthenticationError,
@@ -80,3 +97,4 @@ export {
   StudioValidationError,
 } from "./errors";
 export { StudioLLM, type StudioLLMCallOptions, type StudioLLMFields } from "./llms";
+export { StudioWriteNotConfirmedError } from "./threads/errors";

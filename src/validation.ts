@@ -12,12 +12,11 @@ useEnglishMessages();
 /** `<owner>/<model-name>`: two non-empty segments without spaces. */
 export const MODEL_URI_PATTERN = /^[^\s/]+\/[^\s]+$/;
 
+/**
+ * The sampling ranges that the models' settings (src/models/settings.ts) and the assistants' model
+ * settings share.
+ */
 export const samplingSchemas = {
-  model: z
-    .string({ error: "must be a string" })
-    .check(
-      z.regex(MODEL_URI_PATTERN, { error: 'must be a model uri shaped "<owner>/<model-name>"' }),
-    ),
   temperature: z
     .number({ error: "must be a number" })
     .check(
@@ -27,37 +26,6 @@ export const samplingSchemas = {
   topP: z
     .number({ error: "must be a number" })
     .check(z.gt(0, { error: "must be in (0, 1]" }), z.lte(1, { error: "must be in (0, 1]" })),
-  n: z
-    .number({ error: "must be a number" })
-    .check(
-      z.int({ error: "must be an integer >= 1" }),
-      z.gte(1, { error: "must be an integer >= 1" }),
-    ),
-  maxTokens: z
-    .number({ error: "must be a number" })
-    .check(
-      z.int({ error: "must be a positive integer" }),
-      z.gte(1, { error: "must be a positive integer" }),
-    ),
-  penalty: z
-    .number({ error: "must be a number" })
-    .check(z.refine(Number.isFinite, { error: "must be a finite number" })),
-  stop: z.array(z.string({ error: "must be strings" }), { error: "must be an array of strings" }),
-  logitBias: z.record(z.string(), z.number({ error: "values must be numbers" }), {
-    error: "must be an object of token to number",
-  }),
-  timeout: z
-    .number({ error: "must be a number" })
-    .check(z.int(), z.positive({ error: "must be > 0 ms" })),
-  maxRetries: z
-    .number({ error: "must be a number" })
-    .check(
-      z.int({ error: "must be an integer >= 0" }),
-      z.gte(0, { error: "must be an integer >= 0" }),
-    ),
-  seed: z.number({ error: "must be a number" }).check(z.int({ error: "must be an integer" })),
-  user: z.string({ error: "must be a string" }),
-  flag: z.boolean({ error: "must be true or false" }),
 } as const;
 
 export type SamplingField = keyof typeof samplingSchemas;
@@ -66,13 +34,34 @@ export type SamplingField = keyof typeof samplingSchemas;
 export function validateField(kind: SamplingField, field: string, value: unknown): void {
   if (value === undefined) return;
   const result = samplingSchemas[kind].safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new StudioValidationError(
-      field,
-      `${issue?.message ?? "is invalid"} (got ${describeValue(value)})`,
-    );
-  }
+  if (!result.success) throw invalidValue(field, result.error.issues[0]?.message, value);
+}
+
+/**
+ * `value` as `schema` parses it, or a `StudioValidationError` naming the field of the first issue
+ * (`fieldName` maps the key it failed at, e.g. to the alias the caller used).
+ */
+export function parseOrThrow<T>(
+  schema: z.ZodMiniType<T>,
+  value: object,
+  fieldName: (key: string) => string = (key) => key,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = String(issue?.path[0] ?? "options");
+  throw invalidValue(fieldName(key), issue?.message, (value as Record<string, unknown>)[key]);
+}
+
+function invalidValue(
+  field: string,
+  message: string | undefined,
+  value: unknown,
+): StudioValidationError {
+  return new StudioValidationError(
+    field,
+    `${message ?? "is invalid"} (got ${describeValue(value)})`,
+  );
 }
 
 /**

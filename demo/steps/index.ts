@@ -3,6 +3,7 @@ import { agentMemoryStep } from "./agent-memory";
 import { assistantStep } from "./assistant";
 import { conversationStep } from "./conversation";
 import { datasetStep } from "./dataset";
+import { fineTuneStep } from "./fine-tune";
 import { invokeStep } from "./invoke";
 import { modelsStep } from "./models";
 import { streamStep } from "./stream";
@@ -19,5 +20,6 @@ export const steps: readonly DemoStep[] = [
   conversationStep,
   agentMemoryStep,
   datasetStep,
+  fineTuneStep,
   assistantStep,
 ];

@@ -6,7 +6,7 @@
  */
 import { createAgent, type ReactAgent, toolErrorMiddleware } from "langchain";
 import type { ChatTool } from "../api-types";
-import { redactText } from "../client/redact";
+import { redactText } from "../errors/redact";
 import { assistantMiddleware, type ChatModelLike } from "./middleware";
 import type { AgentMessageHistory, AssistantToolImplementation } from "./types";
 

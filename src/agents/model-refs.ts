@@ -7,27 +7,15 @@
 import type { Assistant, ModelSettings } from "../api-types";
 import type { StudioClient } from "../client";
 import { StudioValidationError } from "../errors";
+import { publicModels } from "../models/profile";
 import { MODEL_URI_PATTERN } from "../validation";
 
 type ModelListing = Pick<StudioClient, "iteratePublicModels">;
 
-const listings = new WeakMap<ModelListing, Promise<ReadonlyMap<string, string>>>();
-
-/** Record id -> uri of every public model, read once per client. */
-export function modelUrisById(client: ModelListing): Promise<ReadonlyMap<string, string>> {
-  let listing = listings.get(client);
-  if (!listing) {
-    listing = readListing(client);
-    listings.set(client, listing);
-    listing.catch(() => listings.delete(client));
-  }
-  return listing;
-}
-
-async function readListing(client: ModelListing): Promise<ReadonlyMap<string, string>> {
-  const uris = new Map<string, string>();
-  for await (const model of client.iteratePublicModels()) uris.set(model.id, model.uri);
-  return uris;
+/** Record id -> uri of every public model, from the listing read once per client. */
+export async function modelUrisById(client: ModelListing): Promise<ReadonlyMap<string, string>> {
+  const byUri = await publicModels(client);
+  return new Map([...byUri.values()].map((model) => [model.id, model.uri]));
 }
 
 /** The sampling settings of one of the assistant's models, with the model as a uri. */

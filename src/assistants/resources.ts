@@ -6,8 +6,8 @@
  */
 import type { Assistant, Deleted } from "../api-types";
 import type { StudioClient } from "../client";
+import type { RequestOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
-import type { RequestOptions } from "../client/types";
 import { StudioValidationError } from "../errors";
 import type { AssistantCallOptions, CreateAssistantInput, ListAssistantsOptions } from "./types";
 import { toCreateAssistantRequest } from "./validate";

@@ -1,6 +1,6 @@
 import type { CreateAssistantRequest, ListQuery } from "../api-types";
+import type { RequestOptions } from "../client/options";
 import type { StudioClientFields } from "../client/resolve";
-import type { RequestOptions } from "../client/types";
 import type { AssistantToolInput } from "../converters/assistant-tools";
 
 export type { AssistantToolInput } from "../converters/assistant-tools";

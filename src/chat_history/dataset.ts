@@ -3,8 +3,8 @@
  * exports. Pages are followed to the end; messages go through the same codec as the history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
-import type { RequestOptions } from "../client/types";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
 

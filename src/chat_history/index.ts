@@ -4,14 +4,17 @@
  * Nothing happens until the first write (no thread is created by constructing or reading). Writes
  * and reads of one instance run one after another in call order, so concurrent `addMessages`
  * calls land in the order they were made and a read sees every write made before it.
+ *
+ * With a `sessionId`, every operation asks the process's session directory for the session's
+ * thread (no call once found), so a thread found deleted by one history (another process started
+ * the session over) is looked up again by all of them.
  */
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ListThreadsQuery, Metadata, Thread, ThreadMessage } from "../api-types";
-import { METADATA_LIMITS } from "../api-types";
 import type { StudioClient } from "../client";
+import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
-import type { RequestOptions } from "../client/types";
 import {
   decodeMessage,
   type EncodedMessage,
@@ -19,7 +22,7 @@ import {
   threadMessageClientId,
 } from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
-import { validateMetadata } from "../validation";
+import { DEFAULT_WRITE_POLICY, type WritePolicy } from "../threads/backoff";
 import {
   appendConfirmed,
   completeBatch,
@@ -29,33 +32,25 @@ import {
   notConfirmedError,
   PartialWrite,
   recentClientIds,
-  THREAD_KEY,
-  type WritePolicy,
-} from "./confirmed-writes";
-import { StudioWriteNotConfirmedError } from "./errors";
+} from "../threads/confirmed-writes";
+import { StudioWriteNotConfirmedError } from "../threads/errors";
+import { checkThreadMetadata, SESSION_RESERVED_KEYS, THREAD_KEY } from "../threads/metadata";
+import { SerialQueue } from "../threads/serial-queue";
+import { resolveSessionClient } from "../threads/service-identity";
 import {
   checkSessionId,
   findSessionThread,
   forgetSessionThread,
-  SESSION_RESERVED_KEYS,
   writeSessionThread,
-} from "./session-threads";
+} from "../threads/session-threads";
+import { callClientIds, keepCallsTogether } from "./calls";
 
+export { StudioWriteNotConfirmedError, type WriteOutcome } from "../threads/errors";
 export {
   type DatasetConversation,
   type LoadDatasetConversationsInput,
   loadDatasetConversations,
 } from "./dataset";
-export { StudioWriteNotConfirmedError, type WriteOutcome } from "./errors";
-export {
-  type CreateSessionThreadInit,
-  createSessionThread,
-  findSessionThread,
-  forgetSessionThread,
-  type SessionKind,
-  type SessionScope,
-  type SessionThread,
-} from "./session-threads";
 
 export interface StudioChatMessageHistoryInput extends StudioClientFields {
   /**
@@ -91,23 +86,6 @@ function isNotFound(error: unknown): boolean {
   return error instanceof StudioNotFoundError;
 }
 
-function checkThreadMetadata(metadata: Metadata | undefined, reserved: readonly string[]): void {
-  if (metadata === undefined) return;
-  validateMetadata("metadata", metadata);
-  for (const key of reserved) {
-    if (Object.hasOwn(metadata, key)) {
-      throw new StudioValidationError(`metadata.${key}`, "is reserved for the history");
-    }
-  }
-  const room = METADATA_LIMITS.maxKeys - reserved.length;
-  if (Object.keys(metadata).length > room) {
-    throw new StudioValidationError(
-      "metadata",
-      `has ${Object.keys(metadata).length} keys; a history's thread takes at most ${room} (${reserved.map((k) => `"${k}"`).join(", ")} ${reserved.length === 1 ? "is" : "are"} the history's)`,
-    );
-  }
-}
-
 function positiveInteger(field: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
@@ -125,7 +103,7 @@ function optionalString(field: string, value: unknown): string | undefined {
 }
 
 function confirmDelay(value: unknown): number {
-  if (value === undefined) return 250;
+  if (value === undefined) return DEFAULT_WRITE_POLICY.confirmDelayMs;
   if (
     typeof value !== "number" ||
     !Number.isFinite(value) ||
@@ -180,10 +158,10 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
 
   readonly #client: StudioClient;
   readonly #policy: WritePolicy;
-  /** Tail of the instance's operation queue; never rejects. */
-  #queue: Promise<unknown> = Promise.resolve();
-  /** Client id of the last message this instance knows is stored, where checks may stop. */
-  #lastClientId: string | undefined;
+  /** The instance's operations, in call order. */
+  readonly #queue = new SerialQueue();
+  /** The last message this instance knows is stored, and where: read-backs stop there. */
+  #anchor: { threadId: string; clientId: string } | undefined;
   /** Client id and state of every message object given to this instance since the last clear. */
   #written = new WeakMap<BaseMessage, Written>();
   /** Key of a thread whose creation could not be confirmed: looked up before creating another. */
@@ -207,7 +185,11 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       throw new StudioValidationError("title", `must be a string (got ${typeof title})`);
     }
     this.datasetId = optionalString("datasetId", datasetId);
-    checkThreadMetadata(metadata, sessionId === undefined ? [THREAD_KEY] : SESSION_RESERVED_KEYS);
+    checkThreadMetadata(
+      metadata,
+      sessionId === undefined ? [THREAD_KEY] : SESSION_RESERVED_KEYS,
+      "the history",
+    );
     this.threadId = threadId;
     this.sessionId = sessionId;
     this.title = title;
@@ -217,10 +199,14 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
         ? undefined
         : positiveInteger("maxMessages", fields.maxMessages, 1);
     this.#policy = {
-      maxAttempts: positiveInteger("maxWriteAttempts", fields.maxWriteAttempts, 3),
+      maxAttempts: positiveInteger(
+        "maxWriteAttempts",
+        fields.maxWriteAttempts,
+        DEFAULT_WRITE_POLICY.maxAttempts,
+      ),
       confirmDelayMs: confirmDelay(fields.confirmDelayMs),
     };
-    this.#client = resolveClient(fields);
+    this.#client = resolveSessionClient(fields);
   }
 
   /**
@@ -263,16 +249,9 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     yield* client.iterateThreads({ order: "asc", limit: 100, ...query }, requestOptions);
   }
 
-  /** Runs `task` after every operation queued before it, whatever their outcome. */
-  #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
-  }
-
   /** The thread's id, creating an empty thread first if there is none yet. */
   getThreadId(): Promise<string> {
-    return this.#enqueue(async () => {
+    return this.#queue.run(async () => {
       const known = await this.#resolveThread();
       if (known !== undefined) return known;
       try {
@@ -286,17 +265,20 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
 
   /**
    * The thread's messages, oldest first (the newest `maxMessages` when set). No message is
-   * returned twice: a client id seen twice (a write that landed twice) shows once.
+   * returned twice: a client id seen twice (a write that landed twice) shows once. The messages of
+   * one `addMessages` call come back together, even when another process's writes landed between
+   * them (see `calls.ts`).
    */
   getMessages(): Promise<BaseMessage[]> {
-    return this.#enqueue(async () => {
-      const threadId = await this.#resolveThread();
-      if (threadId === undefined) return [];
-      const messages =
-        this.maxMessages === undefined
-          ? await this.#readAll(threadId)
-          : await this.#readNewest(threadId, this.maxMessages);
-      return messages.map(decodeMessage);
+    return this.#queue.run(async () => {
+      const messages = await this.#onThread(
+        (threadId) =>
+          this.maxMessages === undefined
+            ? this.#readAll(threadId)
+            : this.#readNewest(threadId, this.maxMessages),
+        [],
+      );
+      return keepCallsTogether(messages).map(decodeMessage);
     });
   }
 
@@ -355,7 +337,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       encodeMessage(message, "check", `messages[${index}]`);
     });
     if (messages.length === 0) return;
-    await this.#enqueue(() => this.#write(messages));
+    await this.#queue.run(() => this.#write(messages));
   }
 
   /**
@@ -364,30 +346,30 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
    * Use `deleteThread()` to remove the thread itself.
    */
   override clear(): Promise<void> {
-    return this.#enqueue(async () => {
-      const threadId = await this.#resolveThread();
-      if (threadId === undefined) return;
-      const ids: string[] = [];
-      // All ids first: deleting while paging could pull the `after` cursor out from under the list.
-      for await (const message of this.#client.iterateMessages(threadId, {
-        order: "asc",
-        limit: PAGE,
-      })) {
-        ids.push(message.id);
-      }
-      let next = 0;
-      const worker = async () => {
-        while (next < ids.length) {
-          const id = ids[next++]!;
-          try {
-            await this.#client.deleteMessage(threadId, id);
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
+    return this.#queue.run(async () => {
+      await this.#onThread(async (threadId) => {
+        const ids: string[] = [];
+        // All ids first: deleting while paging could pull the `after` cursor from under the list.
+        for await (const message of this.#client.iterateMessages(threadId, {
+          order: "asc",
+          limit: PAGE,
+        })) {
+          ids.push(message.id);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, ids.length) }, worker));
-      this.#lastClientId = undefined;
+        let next = 0;
+        const worker = async () => {
+          while (next < ids.length) {
+            const id = ids[next++]!;
+            try {
+              await this.#client.deleteMessage(threadId, id);
+            } catch (error) {
+              if (!isNotFound(error)) throw error;
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, ids.length) }, worker));
+      }, undefined);
+      this.#anchor = undefined;
       this.#written = new WeakMap();
     });
   }
@@ -395,28 +377,48 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   /**
    * Deletes the thread and forgets its id (`threadId` becomes undefined); the next write starts a
    * new thread (for a `sessionId`, a new thread of that session). Deleting a thread that is
-   * already gone is not an error.
+   * already gone is not an error; for a `sessionId`, a newer thread of the session is then deleted.
    */
   deleteThread(): Promise<void> {
-    return this.#enqueue(async () => {
-      const threadId = await this.#resolveThread();
-      if (threadId === undefined) return;
-      try {
-        await this.#client.deleteThread(threadId);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-      }
-      this.#forgetThread(threadId);
+    return this.#queue.run(async () => {
+      const deleted = await this.#onThread(async (threadId) => {
+        try {
+          await this.#client.deleteThread(threadId);
+        } catch (error) {
+          // A session's thread found gone: `#onThread` looks for a newer one to delete.
+          if (!isNotFound(error) || this.sessionId !== undefined) throw error;
+        }
+        return threadId;
+      }, undefined);
+      if (deleted !== undefined) this.#forgetThread(deleted);
       this.#written = new WeakMap();
     });
+  }
+
+  /**
+   * Runs `operation` on the thread (`none` when there is none yet). A session's thread found
+   * deleted (another process started the session over) is forgotten by every history of the
+   * process, and the session looked up again: the operation then runs on its thread as it is now.
+   */
+  async #onThread<T>(operation: (threadId: string) => Promise<T>, none: T): Promise<T> {
+    const threadId = await this.#resolveThread();
+    if (threadId === undefined) return none;
+    try {
+      return await operation(threadId);
+    } catch (error) {
+      if (this.sessionId === undefined || !isNotFound(error)) throw error;
+      this.#forgetThread(threadId);
+    }
+    const current = await this.#resolveThread();
+    return current === undefined ? none : operation(current);
   }
 
   #forgetThread(threadId: string): void {
     if (this.sessionId !== undefined) {
       forgetSessionThread(this.#client, this.sessionId, "history", this.#scope(), threadId);
     }
-    this.threadId = undefined;
-    this.#lastClientId = undefined;
+    if (this.threadId === threadId) this.threadId = undefined;
+    if (this.#anchor?.threadId === threadId) this.#anchor = undefined;
   }
 
   #scope(): { datasetId?: string } {
@@ -424,18 +426,19 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /**
-   * The thread's id if it exists: the known one, the session's (looked up), or a thread whose
-   * creation could not be confirmed and has since turned up. Undefined when there is none yet.
+   * The thread's id if it exists: the session's (as the process last found it, else looked up),
+   * the known one, or a thread whose creation could not be confirmed and has since turned up.
+   * Undefined when there is none yet.
    */
-  async #resolveThread(lookUpSession = true): Promise<string | undefined> {
-    if (this.threadId !== undefined) return this.threadId;
-    if (this.sessionId !== undefined && lookUpSession) {
+  async #resolveThread(): Promise<string | undefined> {
+    if (this.sessionId !== undefined) {
       this.threadId = await findSessionThread(
         this.#client,
         this.sessionId,
         "history",
         this.#scope(),
       );
+      return this.threadId;
     }
     if (this.threadId === undefined && this.#pendingKey !== undefined) {
       const [found] = await findThreadsByKey(this.#client, this.#pendingKey, this.datasetId);
@@ -453,6 +456,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     const positions: number[] = [];
     const entries: Written[] = [];
     const inBatch = new Set<BaseMessage>();
+    const clientIds = callClientIds(messages.length);
     let settle = false;
     messages.forEach((message, index) => {
       const known = this.#written.get(message);
@@ -461,7 +465,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
         return;
       }
       inBatch.add(message);
-      const entry = known ?? { clientId: crypto.randomUUID(), state: "notStored" };
+      const entry = known ?? { clientId: clientIds[index]!, state: "notStored" };
       if (entry.state === "unknown") settle = true;
       this.#written.set(message, entry);
       entries.push(entry);
@@ -473,44 +477,26 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     });
     if (batch.length === 0) return;
 
-    let threadId: string | undefined;
-    try {
-      // A session's first write looks the session up itself (writeSessionThread), once.
-      threadId = await this.#resolveThread(settle);
-    } catch (error) {
-      throw notConfirmedError(
-        new PartialWrite({
-          at: 0,
-          state: "notStored",
-          later: "notStored",
-          attempts: 1,
-          what: "find the history's thread",
-          cause: error,
-          threadId: undefined,
-        }),
-        positions,
-        messages.length,
-        alreadyStored,
-      );
-    }
-
     let toWrite = batch.map((_, i) => i);
-    if (settle && threadId !== undefined) {
+    if (settle) {
       // Some of these were written before without an answer: keep those that did land.
       let present: Set<string>;
       try {
-        present = await recentClientIds(this.#client, threadId, undefined);
+        present = await this.#onThread(
+          (threadId) => recentClientIds(this.#client, threadId, undefined),
+          new Set<string>(),
+        );
       } catch (error) {
         // Nothing was sent: what was unknown stays unknown, the rest is not stored.
         const unknown = positions.filter((_, i) => entries[i]!.state === "unknown");
         throw new StudioWriteNotConfirmedError({
-          threadId,
+          threadId: this.threadId,
           stored: alreadyStored,
           unknown,
           notStored: positions.filter((p) => !unknown.includes(p)),
           totalCount: messages.length,
           attempts: 1,
-          what: `check which messages are already in thread ${threadId}`,
+          what: "check which messages the thread already holds",
           cause: error,
         });
       }
@@ -523,20 +509,19 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     }
     const sending = toWrite.map((i) => batch[i]!);
     if (sending.length === 0) return;
+    let threadId: string;
     try {
-      if (threadId === undefined) await this.#writeNew(sending);
-      else await appendConfirmed(this.#client, this.#policy, threadId, sending, this.#lastClientId);
+      threadId = await this.#send(sending);
     } catch (error) {
       if (!(error instanceof PartialWrite)) throw error;
       const states = error.states(sending.length);
       toWrite.forEach((i, n) => {
         entries[i]!.state = states[n]!;
-        if (states[n] === "stored") this.#lastClientId = batch[i]!.clientId;
       });
-      if (error.threadId !== undefined) this.threadId = error.threadId;
-      if (this.sessionId !== undefined && error.cause instanceof StudioNotFoundError && threadId) {
-        // The session's thread was deleted elsewhere: the next write looks the session up again.
-        this.#forgetThread(threadId);
+      // A session's thread is only ever the one its look-up gives (the race rule): a thread named
+      // by a failed write may be a younger one that lost the race.
+      if (this.sessionId === undefined && error.threadId !== undefined) {
+        this.threadId = error.threadId;
       }
       throw notConfirmedError(
         error,
@@ -546,44 +531,76 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       );
     }
     for (const i of toWrite) entries[i]!.state = "stored";
-    this.#lastClientId = sending.at(-1)!.clientId;
+    this.threadId = threadId;
+    this.#anchor = { threadId, clientId: sending.at(-1)!.clientId };
   }
 
-  /** Creates the thread (the session's, or a new one) with `batch` as its first messages. */
-  async #writeNew(batch: readonly EncodedMessage[]): Promise<void> {
+  /**
+   * Sends `batch` to the history's thread: the session's (which looks it up, or creates it), the
+   * known one, or a new one. Resolves to the thread written to.
+   * @throws PartialWrite (positions in `batch`).
+   */
+  async #send(batch: readonly EncodedMessage[]): Promise<string> {
+    if (this.sessionId !== undefined) return this.#writeNew(batch);
+    let threadId: string | undefined;
+    try {
+      threadId = await this.#resolveThread();
+    } catch (error) {
+      throw new PartialWrite({
+        at: 0,
+        state: "notStored",
+        later: "notStored",
+        attempts: 1,
+        what: "find the history's thread",
+        cause: error,
+        threadId: undefined,
+      });
+    }
+    if (threadId === undefined) return this.#writeNew(batch);
+    const anchor = this.#anchor?.threadId === threadId ? this.#anchor.clientId : undefined;
+    await appendConfirmed(this.#client, this.#policy, threadId, batch, anchor);
+    return threadId;
+  }
+
+  /**
+   * Writes `batch` to the session's thread (found, or created with it), or creates the history's
+   * thread with it. Resolves to the thread written to.
+   */
+  async #writeNew(batch: readonly EncodedMessage[]): Promise<string> {
+    if (this.sessionId !== undefined) {
+      const { threadId } = await writeSessionThread(
+        this.#client,
+        this.sessionId,
+        "history",
+        batch,
+        {
+          ...this.#scope(),
+          title: this.title,
+          metadata: this.metadata,
+          policy: this.#policy,
+          anchor: this.#anchor,
+        },
+      );
+      this.threadId = threadId;
+      return threadId;
+    }
     const key = this.#pendingKey ?? crypto.randomUUID();
     try {
-      if (this.sessionId !== undefined) {
-        const { threadId } = await writeSessionThread(
-          this.#client,
-          this.sessionId,
-          "history",
-          batch,
-          {
-            ...this.#scope(),
-            title: this.title,
-            metadata: this.metadata,
-            policy: this.#policy,
-            threadKey: key,
-          },
-        );
-        this.threadId = threadId;
-      } else {
-        const metadata: Record<string, string> = { ...this.metadata, [THREAD_KEY]: key };
-        const { thread, foundAfterFailure } = await createThreadConfirmed(
-          this.#client,
-          this.#policy,
-          {
-            messages: batch.map((message) => message.input),
-            metadata,
-            ...(this.title === undefined ? {} : { title: this.title }),
-            ...(this.datasetId === undefined ? {} : { datasetId: this.datasetId }),
-          },
-        );
-        this.threadId = thread.id;
-        if (foundAfterFailure) await completeBatch(this.#client, this.#policy, thread.id, batch);
-      }
+      const metadata: Record<string, string> = { ...this.metadata, [THREAD_KEY]: key };
+      const { thread, foundAfterFailure } = await createThreadConfirmed(
+        this.#client,
+        this.#policy,
+        {
+          messages: batch.map((message) => message.input),
+          metadata,
+          ...(this.title === undefined ? {} : { title: this.title }),
+          ...(this.datasetId === undefined ? {} : { datasetId: this.datasetId }),
+        },
+      );
+      this.threadId = thread.id;
+      if (foundAfterFailure) await completeBatch(this.#client, this.#policy, thread.id, batch);
       this.#pendingKey = undefined;
+      return thread.id;
     } catch (error) {
       // A creation that may have happened: the next call looks for this key before creating.
       if (

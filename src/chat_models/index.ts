@@ -47,25 +47,18 @@ import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/t
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
-  assertCompletionSettings,
   baseModelParams,
-  completionParams,
-  definedOnly,
-  fieldsOf,
   initModel,
-  lsParams,
-  parseModelFields,
-  requestOptions,
-  runRequest,
-  SAMPLING_CALL_OPTION_KEYS,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
-  STUDIO_SERIALIZABLE_KEYS,
-  streamOptions,
-  validateCallOptions,
-} from "../language_models/common";
-import { profileFromModel, publicModels } from "../language_models/profile";
-import { contentText, estimateMessageTokens, estimateTokens } from "../language_models/tokens";
+  type StudioModelClientFields,
+} from "../models/init";
+import { completionParams, definedOnly, lsParams, streamOptions } from "../models/params";
+import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
+import { profileFromModel, publicModels } from "../models/profile";
+import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
+import { CHAT_SETTINGS, type StudioModelSettings } from "../models/settings";
+import { contentText, estimateMessageTokens, estimateTokens } from "../models/tokens";
 import { buildStructuredOutput } from "./structured_output";
 import type { ChatStudioCallOptions, ChatStudioInput } from "./types";
 
@@ -85,15 +78,20 @@ export type StructuredOutputSchema<RunOutput extends Record<string, unknown>> =
   | SerializableSchema<RunOutput>
   | Record<string, unknown>;
 
-/** Call options that legacy chains must pass to the model instead of reading as inputs. */
-const CALL_OPTION_KEYS = [
-  ...SAMPLING_CALL_OPTION_KEYS,
+/** The tool-call options, beside the settings a call may override. */
+const TOOL_CALL_OPTIONS = [
   "tools",
   "tool_choice",
   "parallel_tool_calls",
   "strict",
   "response_format",
-];
+] as const satisfies readonly (keyof ChatStudioCallOptions)[];
+
+const CALL_KEYS = [...CHAT_SETTINGS.callKeys, ...TOOL_CALL_OPTIONS];
+
+// The settings and client options kept as fields (`model.temperature`): declared once in
+// src/models, set by `initModel`. A line comment, so that IDEs show the class's doc.
+export interface ChatStudio extends StudioModelSettings, StudioModelClientFields {}
 
 /**
  * The Studio chat model, a LangChain `BaseChatModel` over the chat completions call.
@@ -103,6 +101,7 @@ const CALL_OPTION_KEYS = [
  * const reply = await model.invoke("Hello");
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the fields are set by initModel.
 export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageChunk> {
   static override lc_name(): string {
     return "ChatStudio";
@@ -119,43 +118,23 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   }
 
   override get lc_serializable_keys(): string[] {
-    return [...STUDIO_SERIALIZABLE_KEYS];
+    return [...CHAT_SETTINGS.serializableKeys];
   }
 
   override get callKeys(): string[] {
-    return [...super.callKeys, ...CALL_OPTION_KEYS];
+    return [...new Set([...super.callKeys, ...CALL_KEYS])];
   }
 
-  model!: string;
   /**
    * The API key given (the client reads `STUDIO_API_KEY` when it is not). Secret-mapped:
    * serialization writes a reference to `STUDIO_API_KEY` in its place; non-enumerable, so
    * logging the model never prints it.
    */
   declare readonly apiKey?: string;
-  orgId?: string;
-  proxyUrl?: string;
-  baseUrl?: string;
-  /** The client's timeout and retries (the client is the only retrying layer). */
-  timeout?: number;
-  maxRetries?: number;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  n?: number;
-  stop?: string[];
+  /** Alias of `stop`, set from it. */
   stopSequences?: string[];
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  penalty?: number;
-  logitBias?: Record<string, number>;
-  seed?: number;
-  user?: string;
   streaming = false;
   streamUsage = true;
-  /** Most requests in flight at once for this instance (core's caller enforces it). */
-  maxConcurrency?: number;
-  modelKwargs?: Record<string, unknown>;
 
   readonly #client: StudioClient;
 
@@ -169,7 +148,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     moreFields?: Omit<ChatStudioInput, "model">,
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
-    const settings = parseModelFields(fields);
+    const settings = parseModelFields(CHAT_SETTINGS, fields);
     super(baseModelParams(fields));
     this.#client = initModel(this, fields, settings);
     this.stopSequences = settings.stop;
@@ -215,7 +194,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
         ? withStrict(convertToolsToStudio(bound), options?.strict)
         : undefined;
     return definedOnly({
-      ...completionParams(this, options),
+      ...completionParams(CHAT_SETTINGS, this, options),
       tools,
       tool_choice: convertToolChoiceToStudio(options?.tool_choice, tools),
       parallel_tool_calls: options?.parallel_tool_calls,
@@ -224,11 +203,11 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   }
 
   override getLsParams(options: this["ParsedCallOptions"]): LangSmithParams {
-    return lsParams(completionParams(this, options), "chat");
+    return lsParams(completionParams(CHAT_SETTINGS, this, options), "chat");
   }
 
   override _identifyingParams(): Record<string, unknown> {
-    return { model_name: this.model, ...completionParams(this) };
+    return { model_name: this.model, ...completionParams(CHAT_SETTINGS, this) };
   }
 
   /** Sums the token usage of a batch; no usage reported means none is made up. */
@@ -240,7 +219,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     return total ? { tokenUsage: total } : {};
   }
 
-  /** A local estimate, never a tokenizer download (see language_models/tokens). */
+  /** A local estimate, never a tokenizer download (see models/tokens). */
   override async getNumTokens(content: MessageContent): Promise<number> {
     return estimateTokens(contentText(content));
   }
@@ -440,7 +419,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     stream: boolean,
   ): ChatCompletionRequest {
     options.signal?.throwIfAborted();
-    validateCallOptions(options);
+    validateCallOptions(CHAT_SETTINGS, options);
     const body: ChatCompletionRequest = {
       ...this.invocationParams(options),
       messages: convertMessagesToStudioParams(messages),

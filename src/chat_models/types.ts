@@ -4,7 +4,7 @@ import type {
   BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
-import type { StudioModelFields, StudioSamplingCallOptions } from "../language_models/common";
+import type { StudioModelFields, StudioSamplingCallOptions } from "../models/settings";
 
 /** Constructor input of `ChatStudio` (also `new ChatStudio("owner/model", fields)`). */
 export interface ChatStudioInput extends StudioModelFields, BaseChatModelParams {

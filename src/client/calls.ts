@@ -6,16 +6,15 @@
 import type * as z from "zod/v4/mini";
 import {
   AssistantSchema,
-  ChatCompletionSchema,
   DeletedSchema,
   ListDatasetThreadsMessagesResponseSchema,
   ListPublicModelsResponseSchema,
   listResponseSchema,
-  TextCompletionSchema,
   ThreadMessageSchema,
   ThreadSchema,
 } from "../api-types";
 import type { AuthKind } from "./headers";
+import { ChatCompletionSchema, TextCompletionSchema } from "./normalise";
 import type { CallSpec } from "./request";
 import type { RetryClass } from "./retry";
 import type { HttpMethod } from "./transport";

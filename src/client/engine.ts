@@ -16,7 +16,7 @@
  * a process with a forgotten client still exits on its own.
  */
 import type { Agent, Dispatcher } from "undici";
-import type { FetchLike } from "./types";
+import type { FetchLike } from "./options";
 
 export interface EngineOptions {
   readonly fetch: FetchLike | undefined;

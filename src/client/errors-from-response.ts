@@ -3,7 +3,7 @@
  * not give error bodies, so messages are read from every shape the notes list.
  */
 import { StudioAPIError, StudioConnectionError } from "../errors";
-import { redactDeep, redactText } from "./redact";
+import { redactDeep, redactText } from "../errors/redact";
 import { parseRetryAfter } from "./retry";
 import type { ResponseHead } from "./transport";
 

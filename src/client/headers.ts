@@ -9,10 +9,10 @@
  * `headers` is refused, so it can neither leak to a call that must not have it nor be dropped
  * without a word.
  *
- * Caller headers are checked here, before anything is sent: a bad name or a value with a line
- * break would otherwise fail inside the transport, as an error that blames the network.
+ * The rules for caller headers are here (`headersProblem`), applied by the options schema before
+ * anything is sent: a bad name or a value with a line break would otherwise fail inside the
+ * transport, as an error that blames the network.
  */
-import { StudioValidationError } from "../errors";
 import { VERSION } from "./version";
 
 export type AuthKind = "none" | "completion" | "service";
@@ -48,43 +48,36 @@ export interface HeaderSets {
 }
 
 /**
- * Lower-cased copy of caller headers, checked. `option` is the option they came from
- * (`defaultHeaders` or `headers`), named in the `StudioValidationError` for a header name that
- * is not a token, a value that is not a header-safe string, or a credential header.
+ * What is wrong with caller headers (`defaultHeaders` or per-call `headers`), or undefined when
+ * they can be sent: a name that is not a token, a credential header, a value that is not a
+ * header-safe string. Unset values (undefined, null) are skipped.
  */
-export function callerHeaders(
-  option: "defaultHeaders" | "headers",
+export function headersProblem(headers: unknown): string | undefined {
+  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
+    return "must be an object of header name to string";
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || value === null) continue;
+    if (!HEADER_NAME.test(name)) {
+      return `${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~- only)`;
+    }
+    const owner = PROTECTED[name.toLowerCase()];
+    if (owner !== undefined) {
+      return `must not set ${name}: the client sets it from the "${owner}" option, in the header each call needs`;
+    }
+    if (typeof value !== "string") return `the value of ${name} must be a string`;
+    if (!HEADER_VALUE.test(value)) return `the value of ${name} ${HEADER_VALUE_ERROR}`;
+  }
+  return undefined;
+}
+
+/** Caller headers (already checked) with lower-cased names and the unset ones left out. */
+export function lowerCaseHeaders(
   headers: Record<string, string> | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  if (headers === undefined || headers === null) return out;
-  if (typeof headers !== "object" || Array.isArray(headers)) {
-    throw new StudioValidationError(option, "must be an object of header name to string");
-  }
-  for (const name of Object.keys(headers)) {
-    const value: unknown = headers[name];
-    if (value === undefined || value === null) continue;
-    if (!HEADER_NAME.test(name)) {
-      throw new StudioValidationError(
-        option,
-        `${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~- only)`,
-      );
-    }
-    const lower = name.toLowerCase();
-    const owner = PROTECTED[lower];
-    if (owner !== undefined) {
-      throw new StudioValidationError(
-        option,
-        `must not set ${name}: the client sets it from the "${owner}" option, in the header each call needs`,
-      );
-    }
-    if (typeof value !== "string") {
-      throw new StudioValidationError(option, `the value of ${name} must be a string`);
-    }
-    if (!HEADER_VALUE.test(value)) {
-      throw new StudioValidationError(option, `the value of ${name} ${HEADER_VALUE_ERROR}`);
-    }
-    out[lower] = value;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined && value !== null) out[name.toLowerCase()] = value;
   }
   return out;
 }
@@ -105,12 +98,11 @@ export function buildHeaderSets(
   orgId: string | undefined,
   defaultHeaders: Record<string, string>,
 ): HeaderSets {
-  const defaults = callerHeaders("defaultHeaders", defaultHeaders);
   const make = (accept: string, contentType: boolean) => {
     const base: Record<string, string> = { accept, "user-agent": USER_AGENT };
     if (contentType) base["content-type"] = "application/json";
     const build = (kind: AuthKind) =>
-      Object.freeze({ ...base, ...defaults, ...authHeaders(kind, apiKey, orgId) });
+      Object.freeze({ ...base, ...defaultHeaders, ...authHeaders(kind, apiKey, orgId) });
     return { none: build("none"), completion: build("completion"), service: build("service") };
   };
   return {
@@ -126,6 +118,6 @@ export function withCallHeaders(
   extra: Record<string, string> | undefined,
 ): Readonly<Record<string, string>> {
   if (extra === undefined) return preset;
-  // callerHeaders refuses the protected names, so the preset's auth headers survive the spread.
-  return { ...preset, ...callerHeaders("headers", extra) };
+  // The protected names were refused (headersProblem), so the preset's auth headers survive.
+  return { ...preset, ...lowerCaseHeaders(extra) };
 }

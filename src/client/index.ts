@@ -32,6 +32,7 @@ import { StudioValidationError } from "../errors";
 import { MODEL_URI_PATTERN } from "../validation";
 import { CALLS, listQueryString } from "./calls";
 import { resolveConfig } from "./config";
+import type { RequestOptions, StudioClientOptions } from "./options";
 import {
   checkLimit,
   checkPageSize,
@@ -42,8 +43,8 @@ import {
 } from "./pagination";
 import { Requester } from "./request";
 import { chatChunkReader, textChunkReader } from "./stream";
-import type { RequestOptions, StudioClientOptions } from "./types";
 
+export type { FetchLike, RequestOptions, StudioClientOptions } from "./options";
 export type { RetryClass } from "./retry";
 export { abortReason, isRetryableStatus, parseRetryAfter, retryDelay, shouldRetry } from "./retry";
 export {
@@ -55,7 +56,6 @@ export {
   SSELineParser,
   sseEvents,
 } from "./sse";
-export type { FetchLike, RequestOptions, StudioClientOptions } from "./types";
 export { VERSION } from "./version";
 
 const DEFAULT_PAGE_SIZE = 20;

@@ -11,12 +11,7 @@ import {
   StudioTimeoutError,
   StudioValidationError,
 } from "../errors";
-import {
-  checkCallOverrides,
-  missingKeyError,
-  type ResolvedConfig,
-  requireEndpoint,
-} from "./config";
+import { missingKeyError, type ResolvedConfig, requireEndpoint } from "./config";
 import type { BodyReader } from "./engine";
 import {
   apiErrorFromResponse,
@@ -25,6 +20,7 @@ import {
   redirectError,
 } from "./errors-from-response";
 import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
+import { checkRequestOptions, type RequestOptions } from "./options";
 import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
 import { DONE, parsePayload, SKIP, SSEDecoder, type SSEEvent } from "./sse";
 import { ChoiceTracker, type ChunkReader, carriesToken } from "./stream";
@@ -38,7 +34,6 @@ import {
   type TransportRequest,
   type WireResponse,
 } from "./transport";
-import type { RequestOptions } from "./types";
 import { parseResponse } from "./validate-response";
 
 /** Everything fixed about one kind of call; one constant per client method (see calls.ts). */
@@ -395,7 +390,7 @@ export class Requester {
   ): TransportRequest {
     if (this.#closed) throw closedError();
     if (options) {
-      checkCallOverrides(options.timeout, options.maxRetries, options.signal);
+      checkRequestOptions(options);
       if (options.signal?.aborted) throw abortReason(options.signal);
     }
     const endpoint = requireEndpoint(this.config, spec.target);

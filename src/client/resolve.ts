@@ -6,36 +6,10 @@
  */
 import { StudioConfigError, StudioValidationError } from "../errors";
 import { StudioClient } from "./index";
-import type { StudioClientOptions } from "./types";
+import { pickClientOptions, type StudioClientOptions } from "./options";
 
 /** Either a ready `client` or the options to build one, never both. */
 export type StudioClientFields = StudioClientOptions & { client?: StudioClient | undefined };
-
-/** Every option of `StudioClientOptions`; the `satisfies` keeps the list and the type in step. */
-export const CLIENT_OPTION_NAMES = [
-  "apiKey",
-  "orgId",
-  "baseUrl",
-  "proxyUrl",
-  "timeout",
-  "streamIdleTimeout",
-  "streamTimeout",
-  "maxRetries",
-  "defaultHeaders",
-  "connections",
-  "dispatcher",
-  "fetch",
-  "maxResponseBytes",
-] as const satisfies readonly (keyof StudioClientOptions)[];
-
-/** The client options among `fields`, only those that are set. */
-export function pickClientOptions(fields: StudioClientOptions): StudioClientOptions {
-  const options: Record<string, unknown> = {};
-  for (const name of CLIENT_OPTION_NAMES) {
-    if (fields[name] !== undefined) options[name] = fields[name];
-  }
-  return options as StudioClientOptions;
-}
 
 /**
  * `fields.client` when given, else a new client for the options in `fields`. Giving both is a

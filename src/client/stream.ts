@@ -1,18 +1,16 @@
 /**
- * The last stream stage: JSON payloads -> normalised chunks (api-types' schemas, plus the one
+ * The last stream stage: JSON payloads -> normalised chunks (normalise.ts' schemas, plus the one
  * normalisation that needs the stream's history: tool-call indexes), and the rules that say when
  * a stream is a whole answer.
  */
+import type { ChatCompletionChunk, TextCompletionChunk, ToolCallDelta } from "../api-types";
+import { StudioStreamError } from "../errors";
 import {
-  type ChatCompletionChunk,
   ChatCompletionChunkSchema,
   type ParsedChatCompletionChunk,
   type ParsedToolCallDelta,
-  type TextCompletionChunk,
   TextCompletionChunkSchema,
-  type ToolCallDelta,
-} from "../api-types";
-import { StudioStreamError } from "../errors";
+} from "./normalise";
 import { formatIssue } from "./validate-response";
 
 interface ChoiceLike {

@@ -25,8 +25,6 @@ export function assistantRoutes(
   store: Store,
   models: () => readonly Model[],
   prefix: string,
-  /** Tells persistence that a save is due (the store has no delete of its own for assistants). */
-  changed: () => void,
 ): Route[] {
   return [
     {
@@ -99,8 +97,7 @@ export function assistantRoutes(
       auth: "studio",
       handler: (ctx) => {
         const id = ctx.params.assistantId!;
-        if (!store.assistants.remove(id)) throw notFound("assistant", id, "assistantId");
-        changed();
+        if (!store.deleteAssistant(id)) throw notFound("assistant", id, "assistantId");
         return { kind: "json", body: { id, object: "assistant.deleted", deleted: true } };
       },
     },

@@ -11,7 +11,7 @@ const USAGE = `Usage: studio-emulator [options]
   --port <n>            port to listen on (default 8787; 0 = any free port)
   --host <h>            address to bind (default 127.0.0.1)
   --api-key <k>         key the emulator accepts (default ${DEFAULT_EMULATOR_API_KEY})
-  --data-file <f>       keep threads, messages and assistants in this JSON file across restarts
+  --data-file <f>       keep threads, messages and assistants in this file (JSON lines) across restarts
   --faults <spec>       inject faults, e.g. "rate429=0.1,resetAfter=0.05,latencyMs=20"
   --seed <n>            seed of fault draws and ids (default 1)
   --log                 one line per request (never the key)
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       log: values.log ?? false,
       ...(values.upstream ? { upstream: values.upstream } : {}),
       ...(values["upstream-api-key"] ? { upstreamApiKey: values["upstream-api-key"] } : {}),
-      // Nobody can read the request log of a CLI process; keeping it would only grow memory.
+      // Nobody can read the request log of a CLI process; keeping one would only cost memory.
       recordRequests: false,
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * Reading a completion request: every field the spec lists is checked (each failure a 400 naming
- * the field), and the chat messages, tools and formats are turned into the scripted model's input.
+ * the field), what OpenAI-compatible servers refuse is refused the same way (notes, "Errors"),
+ * and the chat messages, tools and formats are turned into the scripted model's input.
  */
 import type { Model } from "../api-types";
 import { HttpError, invalid } from "./http-error";
@@ -32,6 +33,8 @@ export interface Sampling {
   /** Streams end with a usage chunk only when asked, as servers of this family do. */
   includeUsage: boolean;
   echo: boolean;
+  /** The model's window in tokens (`extra_args.max_model_len`); undefined when it declares none. */
+  contextLength: number | undefined;
 }
 
 export function readSampling(body: Json, models: readonly Model[]): Sampling {
@@ -43,7 +46,8 @@ export function readSampling(body: Json, models: readonly Model[]): Sampling {
       `must be a model uri shaped "<owner>/<model-name>" (got ${describe(model)})`,
     );
   }
-  if (!models.some((m) => m.uri === model)) {
+  const entry = models.find((m) => m.uri === model);
+  if (!entry) {
     throw new HttpError(
       404,
       `model ${JSON.stringify(model)} not found; list the models with ListPublicModels (e.g. "studio/echo-small")`,
@@ -71,7 +75,28 @@ export function readSampling(body: Json, models: readonly Model[]): Sampling {
     stream: optionalBoolean(body, "stream") ?? false,
     includeUsage: readIncludeUsage(body.stream_options),
     echo: optionalBoolean(body, "echo") ?? false,
+    contextLength: contextLengthOf(entry),
   };
+}
+
+function contextLengthOf(model: Model): number | undefined {
+  const length = Number(model.meta?.metadata?.extra_args?.max_model_len);
+  return Number.isInteger(length) && length > 0 ? length : undefined;
+}
+
+/** The 400 of a prompt over the model's window, in the words of OpenAI-compatible servers. */
+export function checkContextLength(
+  sampling: Sampling,
+  promptTokens: number,
+  what: "messages" | "prompt",
+): void {
+  const limit = sampling.contextLength;
+  if (limit === undefined || promptTokens <= limit) return;
+  throw new HttpError(
+    400,
+    `This model's maximum context length is ${limit} tokens. However, your ${what} resulted in ${promptTokens} tokens. Please reduce the length of the ${what}.`,
+    { code: "context_length_exceeded", param: what },
+  );
 }
 
 function readIncludeUsage(value: unknown): boolean {
@@ -91,12 +116,18 @@ function readStop(stop: unknown): string[] {
   return stop as string[];
 }
 
-export function readChatInput(body: Json, sampling: Sampling): ChatScriptInput {
+/** `strictToolMessages`: refuse tool calls and tool results that do not pair up, as servers do. */
+export function readChatInput(
+  body: Json,
+  sampling: Sampling,
+  strictToolMessages: boolean,
+): ChatScriptInput {
   const raw = body.messages;
   if (raw === undefined || raw === null) throw invalid("messages", "is required", "missing_field");
   if (!Array.isArray(raw) || raw.length === 0)
     throw invalid("messages", "must be a non-empty array");
   const messages = raw.map((m, i) => readChatMessage(m, `messages[${i}]`));
+  if (strictToolMessages) checkToolResponses(raw as Json[]);
   const tools = readTools(body.tools);
   return {
     messages,
@@ -139,6 +170,47 @@ function readChatMessage(value: unknown, path: string): ScriptMessage {
     }
   });
   return { role, text: texts.join(" "), toolCalls };
+}
+
+/**
+ * Every tool call of an assistant message must be answered by the tool messages right after it,
+ * and every tool message must answer a call of that run: OpenAI-compatible servers refuse
+ * anything else with these exact words (LangChain's human-in-the-loop "reject" of one call among
+ * auto-approved ones sends such a conversation). The messages' shapes are already checked.
+ */
+function checkToolResponses(messages: readonly Json[]): void {
+  let unanswered: string[] = [];
+  let opener = -1;
+  const refuseUnanswered = () =>
+    new HttpError(
+      400,
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.join(", ")}`,
+      { param: `messages[${opener}].tool_calls` },
+    );
+  messages.forEach((message, i) => {
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      const at = typeof id === "string" ? unanswered.indexOf(id) : -1;
+      if (at === -1) {
+        throw new HttpError(
+          400,
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          { param: `messages[${i}].tool_call_id` },
+        );
+      }
+      unanswered.splice(at, 1);
+      return;
+    }
+    if (unanswered.length > 0) throw refuseUnanswered();
+    const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Json[]) : [];
+    unanswered = calls.map((call, j) => {
+      if (typeof call.id !== "string" || call.id === "")
+        throw invalid(`messages[${i}].tool_calls[${j}].id`, "is required and must be a string");
+      return call.id;
+    });
+    opener = i;
+  });
+  if (unanswered.length > 0) throw refuseUnanswered();
 }
 
 /** The names of the tools an assistant message called (the scripted model calls each once a turn). */

@@ -1,12 +1,28 @@
 /**
- * Chat and text completions (spec calls 2 and 3): the scripted model's answer as a JSON body or
- * as server-sent events in the notes' chunk layout, or forwarding to an upstream.
+ * Chat and text completions (spec calls 2 and 3): a scripted reply, else the scripted model's
+ * answer, as a JSON body or as server-sent events in the notes' chunk layout; or forwarding to
+ * an upstream.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Model } from "../api-types";
-import { readChatInput, readSampling, type Sampling } from "./completion-request";
+import {
+  checkContextLength,
+  readChatInput,
+  readSampling,
+  type Sampling,
+} from "./completion-request";
 import { invalid } from "./http-error";
 import type { Rng } from "./rng";
 import type { HandlerResult, Route, SseOut } from "./router";
+import {
+  replyChoice,
+  replyHttpError,
+  replyStreamError,
+  replyText,
+  type ScriptBook,
+  type ScriptedReplyFields,
+  type ScriptedRequest,
+} from "./script";
 import {
   estimateTokens,
   type ScriptChoice,
@@ -15,7 +31,7 @@ import {
   tokenize,
 } from "./scripted-model";
 import type { Upstream } from "./upstream";
-import { describe, requireBodyObject } from "./validate";
+import { describe, type Json, requireBodyObject } from "./validate";
 
 const TOOL_ARGUMENT_FRAGMENT = 8;
 
@@ -23,8 +39,10 @@ export interface CompletionDeps {
   models: () => readonly Model[];
   rng: Rng;
   upstream: Upstream | undefined;
-  /** Numbers the `call_<n>` tool-call ids; owned by the caller so that `reset()` can rewind it. */
+  /** Numbers the `call_<n>` tool-call ids: one count per emulator, never rewound (not by `reset()`). */
   counters: { toolCalls: number };
+  scripts: ScriptBook;
+  strictToolMessages: boolean;
 }
 
 export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] {
@@ -37,21 +55,24 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
       method: "POST",
       path: `${prefix}/chat/completions`,
       auth: "inference",
-      handler: (ctx) => {
+      handler: async (ctx) => {
         if (deps.upstream) return deps.upstream.forward("/chat/completions", ctx.raw);
         const body = requireBodyObject(ctx.body);
         const sampling = readSampling(body, deps.models());
-        const input = readChatInput(body, sampling);
-        const choice = scriptChat(input);
+        const input = readChatInput(body, sampling, deps.strictToolMessages);
         const promptChars = input.messages.reduce((sum, m) => sum + m.text.length, 0);
-        return chatResult(sampling, choice, promptChars, ids);
+        checkContextLength(sampling, estimateTokens(promptChars), "messages");
+        const reply = await scriptedReply(deps, sampling, body);
+        if (!reply) return chatResult(sampling, scriptChat(input), promptChars, ids);
+        const failure = streamFailure(reply, sampling);
+        return chatResult(sampling, replyChoice(reply, input), promptChars, ids, failure);
       },
     },
     {
       method: "POST",
       path: `${prefix}/text/completions`,
       auth: "inference",
-      handler: (ctx) => {
+      handler: async (ctx) => {
         // OpenAI-compatible servers serve text completions at `/completions`.
         if (deps.upstream) return deps.upstream.forward("/completions", ctx.raw);
         const body = requireBodyObject(ctx.body);
@@ -61,16 +82,43 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
           throw invalid("prompt", "is required", "missing_field");
         if (typeof prompt !== "string")
           throw invalid("prompt", `must be a string (got ${describe(prompt)})`);
-        const result = scriptText({
-          prompt,
-          maxTokens: sampling.maxTokens,
-          stop: sampling.stop,
-          echo: sampling.echo,
-        });
-        return textResult(sampling, result, prompt.length, ids);
+        checkContextLength(sampling, estimateTokens(prompt.length), "prompt");
+        const reply = await scriptedReply(deps, sampling, body);
+        if (!reply) {
+          const result = scriptText({
+            prompt,
+            maxTokens: sampling.maxTokens,
+            stop: sampling.stop,
+            echo: sampling.echo,
+          });
+          return textResult(sampling, result, prompt.length, ids);
+        }
+        const failure = streamFailure(reply, sampling);
+        return textResult(sampling, replyText(reply), prompt.length, ids, failure);
       },
     },
   ];
+}
+
+/**
+ * The model's next scripted reply, after its delay, for a request already found valid (a real
+ * server refuses those before generating anything). Errors not sent inside a stream are thrown.
+ */
+async function scriptedReply(
+  deps: CompletionDeps,
+  sampling: Sampling,
+  body: Json,
+): Promise<ScriptedReplyFields | undefined> {
+  const reply = deps.scripts.take(sampling.model, body as ScriptedRequest);
+  if (!reply) return undefined;
+  if (reply.delayMs) await sleep(reply.delayMs, undefined, { ref: false });
+  if (reply.error && !(reply.error.inStream && sampling.stream)) throw replyHttpError(reply.error);
+  return reply;
+}
+
+/** The serialized error event a streamed reply ends with, when it fails mid-stream. */
+function streamFailure(reply: ScriptedReplyFields, sampling: Sampling): string | undefined {
+  return reply.error && sampling.stream ? JSON.stringify(replyStreamError(reply.error)) : undefined;
 }
 
 interface Ids {
@@ -84,11 +132,13 @@ function usage(promptChars: number, completionChars: number) {
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
+/** `failure`: an error event that ends the stream after the first choice's text. */
 function chatResult(
   sampling: Sampling,
   choice: ScriptChoice,
   promptChars: number,
   ids: Ids,
+  failure?: string,
 ): HandlerResult {
   const id = ids.completion("chatcmpl");
   const created = Math.floor(Date.now() / 1000);
@@ -96,7 +146,7 @@ function chatResult(
     index,
     content: choice.content,
     toolCalls: choice.toolCalls.map((call) => ({
-      id: ids.toolCall(),
+      id: call.id ?? ids.toolCall(),
       type: "function" as const,
       function: { name: call.name, arguments: call.arguments },
     })),
@@ -146,6 +196,7 @@ function chatResult(
             if (out.closed) return;
           }
         }
+        if (failure !== undefined) return fail(out, failure);
         for (const [j, call] of c.toolCalls.entries()) {
           const first = {
             tool_calls: [
@@ -179,6 +230,7 @@ function textResult(
   result: { text: string; finishReason: string },
   promptChars: number,
   ids: Ids,
+  failure?: string,
 ): HandlerResult {
   const id = ids.completion("cmpl");
   const created = Math.floor(Date.now() / 1000);
@@ -213,6 +265,7 @@ function textResult(
           if (waiting) await waiting;
           if (out.closed) return;
         }
+        if (failure !== undefined) return fail(out, failure);
         await out.send(chunk(index, "", result.finishReason));
         if (out.closed) return;
       }
@@ -220,6 +273,12 @@ function textResult(
       await out.done();
     },
   };
+}
+
+/** Ends a stream with an error event, then `[DONE]`, as servers of this family fail mid-stream. */
+async function fail(out: SseOut, failure: string): Promise<void> {
+  await out.send(failure);
+  await out.done();
 }
 
 /** Tool-call arguments in small pieces, split on code points so no character is cut in two. */

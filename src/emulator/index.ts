@@ -16,16 +16,25 @@ import { catalogRoutes } from "./catalog";
 import { completionRoutes } from "./completions";
 import { FaultInjector } from "./faults";
 import { seedModels } from "./models";
-import { loadSnapshot, Persister } from "./persistence";
+import { openStore } from "./persistence";
 import { createRng } from "./rng";
 import { Router } from "./router";
-import { HEALTH_PATH, RequestPipeline } from "./server";
+import { ScriptBook } from "./script";
+import { HEALTH_PATH, RequestPipeline, requestLogLimit } from "./server";
 import { Store } from "./store";
 import { threadRoutes } from "./threads";
 import type { EmulatorHandle, EmulatorOptions } from "./types";
 import { Upstream } from "./upstream";
 
 export { EmulatorDataFileError } from "./persistence";
+export type {
+  ModelScript,
+  ScriptedError,
+  ScriptedReply,
+  ScriptedReplyFields,
+  ScriptedRequest,
+  ScriptedToolCall,
+} from "./script";
 export type { EmulatorHandle, EmulatorOptions, FaultSpec, RecordedRequest } from "./types";
 
 /** The fixed development key the emulator accepts unless `apiKey` is given. */
@@ -39,6 +48,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? "127.0.0.1";
   const apiKey = options.apiKey ?? DEFAULT_EMULATOR_API_KEY;
   if (apiKey === "") throw new Error("startEmulator: apiKey must not be empty.");
+  const requestsKept = requestLogLimit(options.recordRequests);
   const seed = options.seed ?? DEFAULT_SEED;
   const log =
     typeof options.log === "function"
@@ -54,18 +64,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const idRng = createRng(seed ^ 0x5bd1e995);
   const completionRng = createRng(seed ^ 0x27d4eb2f);
   const counters = { toolCalls: 0 };
-  let persister: Persister | undefined;
-  const changed = () => persister?.markDirty();
-  const store = new Store(idRng, changed);
-  if (options.dataFile) {
-    const snapshot = await loadSnapshot(options.dataFile);
-    if (snapshot) store.restore(snapshot);
-    persister = new Persister(
-      options.dataFile,
-      () => store.snapshot(),
-      (error) => log?.(`emulator: saving ${options.dataFile} failed: ${(error as Error).message}`),
-    );
-  }
+  const scripts = new ScriptBook();
+  const { store, dataFile } = options.dataFile
+    ? await openStore(options.dataFile, idRng)
+    : { store: new Store(idRng), dataFile: undefined };
   const upstream = options.upstream
     ? new Upstream(options.upstream, options.upstreamApiKey)
     : undefined;
@@ -80,9 +82,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   for (const route of [
     ...catalogRoutes(store, currentModels, STUDIO_PREFIX),
     ...threadRoutes(store, STUDIO_PREFIX),
-    ...assistantRoutes(store, currentModels, STUDIO_PREFIX, changed),
+    ...assistantRoutes(store, currentModels, STUDIO_PREFIX),
     ...completionRoutes(
-      { models: currentModels, rng: completionRng, upstream, counters },
+      {
+        models: currentModels,
+        rng: completionRng,
+        upstream,
+        counters,
+        scripts,
+        strictToolMessages: options.strictToolMessages ?? true,
+      },
       INFERENCE_PREFIX,
     ),
   ]) {
@@ -99,7 +108,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     router,
     faults,
     apiKey,
-    record: options.recordRequests ?? true,
+    requestLogLimit: requestsKept,
     chunkDelayMs: options.chunkDelayMs ?? 0,
     log,
   });
@@ -137,16 +146,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     setFaults(spec) {
       faults.set(spec);
     },
+    script(model, replies) {
+      if (upstream) {
+        throw new Error(
+          "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in place of the scripted model only.",
+        );
+      }
+      return scripts.set(model, replies, models);
+    },
     async reset() {
       store.clear();
       pipeline.requests.length = 0;
       models = seedModels(proxyUrl);
-      // A reset emulator behaves like a fresh one: same ids, same tool-call numbers, same faults.
+      // A reset emulator behaves like a fresh one (same faults), but no id repeats one from before:
+      // a client may still hold that id, and must not find another session's thread under it.
       faults.reseed();
-      idRng.reset();
-      completionRng.reset();
-      counters.toolCalls = 0;
-      await persister?.flush();
+      scripts.clear();
+      dataFile?.compact();
     },
     close() {
       closing ??= (async () => {
@@ -154,7 +170,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         server.closeAllConnections();
         await closed;
         await upstream?.close();
-        await persister?.flush();
+        dataFile?.close();
       })();
       return closing;
     },

@@ -1,6 +1,8 @@
 /**
  * The seeded public models. Every one is READY and its endpoint points at the emulator's own
- * proxy address, so code that follows `endpoint.url` stays on loopback.
+ * proxy address, so code that follows `endpoint.url` stays on loopback. Every chat model is
+ * tagged `tools`, the tag a model profile reads as tool calling: the scripted model calls tools
+ * whichever chat model is asked.
  */
 import type { Model } from "../api-types";
 
@@ -21,7 +23,7 @@ const SEEDS: readonly Seed[] = [
     name: "echo-small",
     size: "1B",
     type: "chat",
-    tags: ["chat", "scripted"],
+    tags: ["chat", "scripted", "tools"],
     base: "studio/echo",
   },
   {
@@ -39,7 +41,7 @@ const SEEDS: readonly Seed[] = [
     name: "llama-3-8b-instruct",
     size: "8B",
     type: "chat",
-    tags: ["chat", "instruct"],
+    tags: ["chat", "instruct", "tools"],
     base: "meta-llama/Meta-Llama-3-8B-Instruct",
   },
   {
@@ -48,7 +50,7 @@ const SEEDS: readonly Seed[] = [
     name: "mistral-7b-instruct",
     size: "7B",
     type: "chat",
-    tags: ["chat", "instruct"],
+    tags: ["chat", "instruct", "tools"],
     base: "mistralai/Mistral-7B-Instruct-v0.3",
   },
   {

@@ -21,13 +21,16 @@ export type ScriptToolChoice = "auto" | "none" | "required" | { name: string };
 export interface ScriptToolCall {
   name: string;
   arguments: string;
+  /** Only scripted replies name their ids; the scripted model's calls are numbered on the way out. */
+  id?: string;
 }
 
 export interface ScriptChoice {
   /** null when the choice is a tool call. */
   content: string | null;
   toolCalls: ScriptToolCall[];
-  finishReason: "stop" | "length" | "tool_calls";
+  /** "stop", "length" or "tool_calls"; a scripted reply may name any other. */
+  finishReason: string;
 }
 
 export interface ChatScriptInput {

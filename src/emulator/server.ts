@@ -14,6 +14,11 @@ import { createSseOut } from "./sse";
 import type { RecordedRequest } from "./types";
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * Requests kept by default: enough for a test to look back over what it sent, small enough that a
+ * long-running emulator (a whole suite, a load test) holds a few MB of them, not every request.
+ */
+const DEFAULT_REQUEST_LOG_LIMIT = 1_000;
 /** Readiness probe; never faulted, needs no key. */
 export const HEALTH_PATH = "/health";
 
@@ -21,7 +26,8 @@ export interface PipelineOptions {
   router: Router;
   faults: FaultInjector;
   apiKey: string;
-  record: boolean;
+  /** How many of the latest requests `requests` keeps (0: none). */
+  requestLogLimit: number;
   chunkDelayMs: number;
   log: ((line: string) => void) | undefined;
 }
@@ -65,7 +71,10 @@ export class RequestPipeline {
       return;
     }
     const parsed = parseBody(raw);
-    if (this.options.record) this.requests.push(record(method, path, query, req, parsed));
+    if (this.options.requestLogLimit > 0) {
+      this.requests.push(record(method, path, query, req, parsed));
+      if (this.requests.length > this.options.requestLogLimit) this.requests.shift();
+    }
     const fault = path === HEALTH_PATH ? undefined : this.options.faults.draw(path);
     if (this.options.log) this.logWhenDone(res, method, path, started, fault);
 
@@ -160,6 +169,18 @@ export class RequestPipeline {
       log(key ? line.split(key).join("[REDACTED]") : line);
     });
   }
+}
+
+/** The `recordRequests` option as a number of requests to keep. */
+export function requestLogLimit(option: boolean | number | undefined): number {
+  if (option === undefined || option === true) return DEFAULT_REQUEST_LOG_LIMIT;
+  if (option === false) return 0;
+  if (option === Number.POSITIVE_INFINITY || (Number.isInteger(option) && option >= 0)) {
+    return option;
+  }
+  throw new Error(
+    `startEmulator: recordRequests must be true, false, a whole number >= 0 or Infinity (got ${option}).`,
+  );
 }
 
 function faultTags(fault: FaultDraw): string {

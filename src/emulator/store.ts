@@ -1,10 +1,9 @@
 /**
- * The emulator's state: threads, their messages and assistants, in memory. Every mutation is
- * synchronous, so concurrent requests are applied one at a time in arrival order and none is lost;
- * `onChange` tells persistence that a save is due.
+ * The emulator's state: threads, their messages and assistants, in memory. Every mutation is one
+ * synchronous `Change`: it is first handed to the journal (the data file's log, when there is
+ * one), then applied, so concurrent requests are applied one at a time in arrival order, none is
+ * lost, and a change the journal refuses is not applied either.
  */
-import { z } from "zod/v4";
-import { AssistantSchema, ThreadMessageSchema, ThreadSchema } from "../api-types";
 import { Collection, makeId, SEQ_WIDTH } from "./collection";
 import type { Rng } from "./rng";
 
@@ -59,47 +58,41 @@ export type NewMessage = Omit<MessageRecord, "id" | "object" | "createdAt" | "th
 export type NewThread = Omit<ThreadRecord, "id" | "object" | "createdAt">;
 export type NewAssistant = Omit<AssistantRecord, "id" | "object" | "createdAt">;
 
-const ID_RANDOM_CHARS = 12;
-export const DATA_FORMAT = "langchain-studio-emulator";
-export const DATA_VERSION = 1;
+/** One mutation of the state: what the data file's log holds, one per line. */
+export type Change =
+  | { op: "createThread"; thread: ThreadRecord; messages: MessageRecord[] }
+  | { op: "deleteThread"; id: string }
+  | { op: "addMessage"; message: MessageRecord }
+  | { op: "deleteMessage"; threadId: string; id: string }
+  | { op: "createAssistant"; assistant: AssistantRecord }
+  | { op: "deleteAssistant"; id: string }
+  | { op: "clear" };
 
-/** Layout of the data file; the wire schemas check the resources themselves. */
-export const SnapshotSchema = z.object({
-  format: z.literal(DATA_FORMAT),
-  version: z.literal(DATA_VERSION),
-  seq: z.number().int().nonnegative(),
-  // The wire schemas use zod's mini API (no methods), so they are extended by spreading shapes.
-  threads: z.array(z.looseObject({ ...ThreadSchema.shape, id: z.string().startsWith("thread_") })),
-  messages: z.array(z.looseObject({ ...ThreadMessageSchema.shape, threadId: z.string() })),
-  assistants: z.array(
-    z.looseObject({ ...AssistantSchema.shape, id: z.string().startsWith("asst_") }),
-  ),
-});
-/** What is saved: the records themselves (the schema above only checks what is loaded). */
+/** The whole state at one moment; `seq` is the highest id sequence ever issued, deleted ids too. */
 export interface Snapshot {
-  format: typeof DATA_FORMAT;
-  version: typeof DATA_VERSION;
   seq: number;
   threads: ThreadRecord[];
   messages: MessageRecord[];
   assistants: AssistantRecord[];
 }
 
+const ID_RANDOM_CHARS = 12;
+
 export class Store {
   readonly threads = new Collection<ThreadRecord>("thread");
   readonly assistants = new Collection<AssistantRecord>("asst");
   private readonly messagesByThread = new Map<string, Collection<MessageRecord>>();
+  /**
+   * Never goes back, not even on `clear()`: ids embed it, and a client may still hold an id from
+   * before a reset or a restart; a new thread with that id would be another session's thread.
+   */
   private seq = 0;
 
   constructor(
     private readonly rng: Rng,
-    private readonly onChange: () => void = () => {},
+    /** Sees every change before it is applied; a change it throws on is not applied. */
+    private readonly journal: (change: Change) => void = () => {},
   ) {}
-
-  private nextId(prefix: string): string {
-    this.seq += 1;
-    return makeId(prefix, this.seq, this.rng.token(ID_RANDOM_CHARS));
-  }
 
   createThread(thread: NewThread, messages: NewMessage[]): ThreadRecord {
     const record: ThreadRecord = {
@@ -108,19 +101,18 @@ export class Store {
       createdAt: new Date().toISOString(),
       ...thread,
     };
-    this.threads.add(record);
-    const collection = new Collection<MessageRecord>("msg");
-    this.messagesByThread.set(record.id, collection);
-    for (const message of messages) collection.add(this.messageRecord(record.id, message));
-    this.onChange();
+    this.commit({
+      op: "createThread",
+      thread: record,
+      messages: messages.map((message) => this.messageRecord(record.id, message)),
+    });
     return record;
   }
 
   deleteThread(threadId: string): boolean {
-    const removed = this.threads.remove(threadId);
-    this.messagesByThread.delete(threadId);
-    if (removed) this.onChange();
-    return removed !== undefined;
+    if (!this.threads.get(threadId)) return false;
+    this.commit({ op: "deleteThread", id: threadId });
+    return true;
   }
 
   /** Messages of a thread, or undefined when the thread does not exist. */
@@ -129,18 +121,16 @@ export class Store {
   }
 
   addMessage(threadId: string, message: NewMessage): MessageRecord | undefined {
-    const collection = this.messagesByThread.get(threadId);
-    if (!collection) return undefined;
+    if (!this.messagesByThread.has(threadId)) return undefined;
     const record = this.messageRecord(threadId, message);
-    collection.add(record);
-    this.onChange();
+    this.commit({ op: "addMessage", message: record });
     return record;
   }
 
   deleteMessage(threadId: string, messageId: string): boolean {
-    const removed = this.messagesByThread.get(threadId)?.remove(messageId);
-    if (removed) this.onChange();
-    return removed !== undefined;
+    if (!this.messagesByThread.get(threadId)?.get(messageId)) return false;
+    this.commit({ op: "deleteMessage", threadId, id: messageId });
+    return true;
   }
 
   createAssistant(assistant: NewAssistant): AssistantRecord {
@@ -150,17 +140,59 @@ export class Store {
       ...assistant,
       createdAt: new Date().toISOString(),
     };
-    this.assistants.add(record);
-    this.onChange();
+    this.commit({ op: "createAssistant", assistant: record });
     return record;
   }
 
+  deleteAssistant(assistantId: string): boolean {
+    if (!this.assistants.get(assistantId)) return false;
+    this.commit({ op: "deleteAssistant", id: assistantId });
+    return true;
+  }
+
   clear(): void {
-    this.threads.clear();
-    this.assistants.clear();
-    this.messagesByThread.clear();
-    this.seq = 0;
-    this.onChange();
+    this.commit({ op: "clear" });
+  }
+
+  /**
+   * Applies a change without journaling it: every mutation above ends here, and so does the
+   * replay of a data file's log. A change that no longer fits (a message for a thread deleted
+   * since) is skipped, as the live mutation would have been refused.
+   */
+  apply(change: Change): void {
+    switch (change.op) {
+      case "createThread": {
+        const messages = new Collection<MessageRecord>("msg");
+        for (const message of change.messages) messages.add(message);
+        this.threads.add(change.thread);
+        this.messagesByThread.set(change.thread.id, messages);
+        this.noteIds([change.thread, ...change.messages]);
+        return;
+      }
+      case "deleteThread":
+        this.threads.remove(change.id);
+        this.messagesByThread.delete(change.id);
+        return;
+      case "addMessage":
+        this.messagesByThread.get(change.message.threadId)?.add(change.message);
+        this.noteIds([change.message]);
+        return;
+      case "deleteMessage":
+        this.messagesByThread.get(change.threadId)?.remove(change.id);
+        return;
+      case "createAssistant":
+        this.assistants.add(change.assistant);
+        this.noteIds([change.assistant]);
+        return;
+      case "deleteAssistant":
+        this.assistants.remove(change.id);
+        return;
+      case "clear":
+        this.threads.clear();
+        this.assistants.clear();
+        this.messagesByThread.clear();
+        return;
+    }
   }
 
   snapshot(): Snapshot {
@@ -170,8 +202,6 @@ export class Store {
       if (collection) messages.push(...collection.all());
     }
     return {
-      format: DATA_FORMAT,
-      version: DATA_VERSION,
       seq: this.seq,
       threads: [...this.threads.all()],
       messages,
@@ -181,10 +211,8 @@ export class Store {
 
   /** Replaces the state with a checked snapshot (used once, at start). */
   restore(snapshot: Snapshot): void {
-    this.threads.clear();
-    this.assistants.clear();
-    this.messagesByThread.clear();
-    this.seq = snapshot.seq;
+    this.apply({ op: "clear" });
+    this.seq = Math.max(this.seq, snapshot.seq);
     for (const thread of snapshot.threads) {
       this.threads.add(thread);
       this.messagesByThread.set(thread.id, new Collection<MessageRecord>("msg"));
@@ -192,15 +220,25 @@ export class Store {
     for (const message of snapshot.messages) {
       this.messagesByThread.get(message.threadId)?.add(message);
     }
-    for (const assistant of snapshot.assistants) {
-      this.assistants.add(assistant);
-    }
+    for (const assistant of snapshot.assistants) this.assistants.add(assistant);
     // A hand-edited file may carry a stale counter; new ids must still sort after the old ones.
-    for (const id of [...snapshot.threads, ...snapshot.messages, ...snapshot.assistants].map(
-      (r) => r.id,
-    )) {
-      this.seq = Math.max(this.seq, seqOf(id));
-    }
+    this.noteIds(snapshot.threads);
+    this.noteIds(snapshot.messages);
+    this.noteIds(snapshot.assistants);
+  }
+
+  private commit(change: Change): void {
+    this.journal(change);
+    this.apply(change);
+  }
+
+  private nextId(prefix: string): string {
+    this.seq += 1;
+    return makeId(prefix, this.seq, this.rng.token(ID_RANDOM_CHARS));
+  }
+
+  private noteIds(records: readonly { id: string }[]): void {
+    for (const record of records) this.seq = Math.max(this.seq, seqOf(record.id));
   }
 
   private messageRecord(threadId: string, message: NewMessage): MessageRecord {

@@ -1,3 +1,5 @@
+import type { ModelScript, ScriptedReply } from "./script";
+
 /**
  * Public contract of `langchain-studio/emulator`. Teammates' tests and users' suites code against
  * these shapes, so fields are only ever added, never changed.
@@ -33,7 +35,10 @@ export interface EmulatorOptions {
   host?: string;
   /** Default `DEFAULT_EMULATOR_API_KEY`. */
   apiKey?: string;
-  /** JSON file holding threads, messages and assistants across restarts. */
+  /**
+   * File (JSON lines) holding threads, messages and assistants across restarts: each change is
+   * appended before it is answered, and the file is compacted now and then.
+   */
   dataFile?: string;
   /** Fault rates; the string form is the CLI's: "rate429=0.1,resetAfter=0.05,latencyMs=20". */
   faults?: FaultSpec | string;
@@ -45,10 +50,18 @@ export interface EmulatorOptions {
   upstream?: string;
   /** Key sent to `upstream` as `Authorization: Bearer <key>` (the emulator's own key never is). */
   upstreamApiKey?: string;
-  /** Keep every request in `handle.requests` (default true; benchmarks turn it off). */
-  recordRequests?: boolean;
+  /**
+   * How many of the latest requests `handle.requests` keeps: `true` (default) the last 1,000, a
+   * number that many (`Infinity`: every one), `false` none.
+   */
+  recordRequests?: boolean | number;
   /** Pause between streamed chunks in ms (default 0), for tests that stop reading mid-stream. */
   chunkDelayMs?: number;
+  /**
+   * Refuse chat conversations whose tool calls and tool messages do not pair up, with the 400s
+   * OpenAI-compatible servers give (default true; false accepts them, as lenient servers do).
+   */
+  strictToolMessages?: boolean;
 }
 
 export interface RecordedRequest {
@@ -71,11 +84,20 @@ export interface EmulatorHandle {
   port: number;
   /** Flushes the data file and closes all sockets (keep-alive ones too). */
   close(): Promise<void>;
-  /** Empties threads, messages, assistants, datasets and the request log; reseeds models. */
+  /**
+   * Empties threads, messages, assistants, datasets and the request log; reseeds models. Ids
+   * issued after it never repeat one issued before.
+   */
   reset(): Promise<void>;
   /** Changes faults at run time (undefined = none). */
   setFaults(faults?: FaultSpec | string): void;
-  /** Every request received, in arrival order. */
+  /**
+   * What `model` answers next: each valid completion request for it takes the next reply, in
+   * order, instead of the scripted model's echo; once used up, requests get a 400 saying so.
+   * Replaces the model's earlier script; `reset()` drops every script.
+   */
+  script(model: string, replies: readonly ScriptedReply[]): ModelScript;
+  /** The latest requests received (see `recordRequests`), oldest first. */
   readonly requests: readonly RecordedRequest[];
   clearRequests(): void;
 }

@@ -1,83 +1,175 @@
 /**
- * One LangGraph thread's records, indexed the way the Postgres saver's three tables are:
- * checkpoints by (namespace, id), channel blobs by (namespace, channel, version), pending writes
- * by (namespace, checkpoint id, task id, index). Records are added in the order the thread holds
- * them, and the same conflict rules apply: a checkpoint put again replaces the earlier one, a
- * blob version is written once, a regular write is kept once while a special write (error,
- * interrupt, resume: negative index) is replaced by a later one.
+ * The records one process has read (or written) of one LangGraph thread, indexed the way the
+ * Postgres saver's three tables are: checkpoints by (namespace, id), channel values by (namespace,
+ * channel, version), pending writes by (namespace, checkpoint id, task id, index).
+ *
+ * Each record carries its place in the thread, so records may arrive in any order (a newest-first
+ * read, then catch-ups) and the same rules hold as if read oldest first: a checkpoint put again
+ * replaces the earlier one; a regular write is kept once, the first, while a special write (error,
+ * interrupt, resume: negative index) is replaced by a later one. A version holds one value (see
+ * `channel-values.ts`), so among its copies the one to read is a whole copy over appended items,
+ * and the newest (the one a bounded read finds).
  */
 import { compareWritesSortKeys, writesSortKey } from "@langchain/langgraph-checkpoint";
-import type { CheckpointRecord, StoredRecord, StoredValue } from "./records";
+import { type ChainCost, type Place, withItems } from "./channel-values";
+import {
+  type CheckpointRecord,
+  type LoadedValue,
+  loadedValue,
+  type StoredRecord,
+  type Version,
+} from "./records";
+
+/** One record's place in the thread (its content lives in the indexes below). */
+export interface RecordEntry {
+  kind: StoredRecord["kind"];
+  ns: string;
+  checkpointId: string | undefined;
+  place: Place;
+  messageIds: string[];
+}
+
+export interface CheckpointEntry {
+  entry: RecordEntry;
+  /** The record without its values (they are in the value index). */
+  record: CheckpointRecord;
+}
 
 export interface WriteEntry {
+  owner: RecordEntry;
   taskId: string;
   taskPath: string;
   idx: number;
   channel: string;
-  value: StoredValue;
+  value: LoadedValue;
+}
+
+interface BlobEntry {
+  owner: RecordEntry;
+  chars: number;
+  /** Set for a whole copy. */
+  whole?: LoadedValue;
+  /** Set for appended items: the version they extend and the items' JSON list text. */
+  base?: Version;
+  items?: string;
+}
+
+/** One copy on a value's chain: the version it holds and the record it is in. */
+export interface ChainLink {
+  version: Version;
+  owner: RecordEntry;
+}
+
+/** A channel's value at one version, and what its chain costs to read. */
+export interface ResolvedValue extends ChainCost {
+  version: Version;
+  value: LoadedValue;
 }
 
 export class CheckpointLog {
-  private readonly checkpoints = new Map<string, Map<string, CheckpointRecord>>();
-  private readonly blobs = new Map<string, StoredValue>();
-  private readonly writes = new Map<string, Map<string, WriteEntry>>();
+  readonly #entries = new Set<RecordEntry>();
+  readonly #checkpoints = new Map<string, Map<string, CheckpointEntry>>();
+  readonly #blobs = new Map<string, BlobEntry>();
+  readonly #writes = new Map<string, Map<string, WriteEntry>>();
+  /** The last value resolved per channel: the next step's value is one append away from it. */
+  readonly #resolved = new Map<string, ResolvedValue>();
 
-  add(record: StoredRecord): void {
-    if (record.kind === "checkpoint") {
-      const byId = this.checkpoints.get(record.ns) ?? new Map<string, CheckpointRecord>();
-      byId.set(record.checkpointId, record);
-      this.checkpoints.set(record.ns, byId);
-      for (const [channel, blob] of Object.entries(record.blobs)) {
-        const key = blobKey(record.ns, channel, blob.version);
-        if (!this.blobs.has(key)) this.blobs.set(key, blob.value);
-      }
-      return;
+  add(record: StoredRecord, place: Place, messageIds: string[]): RecordEntry {
+    const entry: RecordEntry = {
+      kind: record.kind,
+      ns: record.ns,
+      checkpointId: record.kind === "values" ? undefined : record.checkpointId,
+      place,
+      messageIds,
+    };
+    this.#entries.add(entry);
+    if (record.kind === "writes") {
+      this.#addWrites(entry, record);
+      return entry;
     }
+    for (const blob of record.blobs) {
+      let stored: BlobEntry;
+      if ("value" in blob) {
+        const whole = loadedValue(blob.value);
+        stored = { owner: entry, chars: whole?.data.length ?? 0, whole };
+      } else {
+        if (!("json" in blob.append) || !Array.isArray(blob.append.json)) continue;
+        const items = JSON.stringify(blob.append.json);
+        stored = { owner: entry, chars: items.length, base: blob.base, items };
+      }
+      this.#addBlob(record.ns, blob.channel, blob.version, stored);
+    }
+    if (record.kind === "checkpoint") {
+      const byId = this.#checkpoints.get(record.ns) ?? new Map<string, CheckpointEntry>();
+      this.#checkpoints.set(record.ns, byId);
+      const existing = byId.get(record.checkpointId);
+      if (!existing || existing.entry.place.position <= place.position) {
+        byId.set(record.checkpointId, { entry, record: { ...record, blobs: [] } });
+      }
+    }
+    return entry;
+  }
+
+  #addBlob(ns: string, channel: string, version: Version, blob: BlobEntry): void {
+    const key = blobKey(ns, channel, version);
+    const existing = this.#blobs.get(key);
+    if (existing && !betterCopy(blob, existing)) return;
+    this.#blobs.set(key, blob);
+    const resolved = this.#resolved.get(channelKey(ns, channel));
+    // A newer copy moves where the chain starts; the cached cost would be stale.
+    if (resolved && (blob.whole !== undefined || sameVersion(resolved.version, version))) {
+      this.#resolved.delete(channelKey(ns, channel));
+    }
+  }
+
+  #addWrites(entry: RecordEntry, record: Extract<StoredRecord, { kind: "writes" }>): void {
     const key = writesKey(record.ns, record.checkpointId);
-    const entries = this.writes.get(key) ?? new Map<string, WriteEntry>();
-    this.writes.set(key, entries);
+    const entries = this.#writes.get(key) ?? new Map<string, WriteEntry>();
+    this.#writes.set(key, entries);
     for (const write of record.writes) {
-      const entryKey = JSON.stringify([record.taskId, write.idx]);
-      if (write.idx >= 0 && entries.has(entryKey)) continue;
-      entries.set(entryKey, {
+      const writeKey = JSON.stringify([record.taskId, write.idx]);
+      const existing = entries.get(writeKey);
+      if (existing) {
+        const later = entry.place.position > existing.owner.place.position;
+        // Regular writes: the first is kept. Special writes: the last one wins.
+        if (write.idx >= 0 ? later : !later) continue;
+      }
+      entries.set(writeKey, {
+        owner: entry,
         taskId: record.taskId,
         taskPath: record.taskPath,
         idx: write.idx,
         channel: write.channel,
-        value: write.value,
+        value: loadedValue(write.value),
       });
     }
   }
 
   /** The checkpoint with `id`, or the latest of the namespace (ids are time-ordered uuid6). */
-  checkpoint(ns: string, id?: string): CheckpointRecord | undefined {
-    const byId = this.checkpoints.get(ns);
+  checkpoint(ns: string, id?: string): CheckpointEntry | undefined {
+    const byId = this.#checkpoints.get(ns);
     if (!byId) return undefined;
     if (id) return byId.get(id);
-    let latest: CheckpointRecord | undefined;
-    for (const record of byId.values()) {
-      if (!latest || record.checkpointId > latest.checkpointId) latest = record;
+    let latest: CheckpointEntry | undefined;
+    for (const found of byId.values()) {
+      if (!latest || found.record.checkpointId > latest.record.checkpointId) latest = found;
     }
     return latest;
   }
 
   /** Every checkpoint, newest first within each namespace. */
-  allCheckpoints(ns?: string): CheckpointRecord[] {
-    const namespaces = ns === undefined ? [...this.checkpoints.keys()] : [ns];
+  checkpoints(ns?: string): CheckpointEntry[] {
+    const namespaces = ns === undefined ? [...this.#checkpoints.keys()] : [ns];
     return namespaces.flatMap((name) =>
-      [...(this.checkpoints.get(name)?.values() ?? [])].sort((a, b) =>
-        a.checkpointId < b.checkpointId ? 1 : a.checkpointId > b.checkpointId ? -1 : 0,
+      [...(this.#checkpoints.get(name)?.values() ?? [])].sort((a, b) =>
+        compareIds(b.record.checkpointId, a.record.checkpointId),
       ),
     );
   }
 
-  blob(ns: string, channel: string, version: string | number): StoredValue | undefined {
-    return this.blobs.get(blobKey(ns, channel, version));
-  }
-
   /** The writes against a checkpoint, in the order live execution applies them. */
   pendingWrites(ns: string, checkpointId: string): WriteEntry[] {
-    const entries = [...(this.writes.get(writesKey(ns, checkpointId))?.values() ?? [])];
+    const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])];
     return entries.sort((a, b) =>
       compareWritesSortKeys(
         writesSortKey(a.taskPath, a.taskId, a.idx),
@@ -85,10 +177,172 @@ export class CheckpointLog {
       ),
     );
   }
+
+  /** The value of a channel at a version; undefined while a record it needs is not read. */
+  resolve(ns: string, channel: string, version: Version): ResolvedValue | undefined {
+    const key = channelKey(ns, channel);
+    const cached = this.#resolved.get(key);
+    const chain = this.#startOf(ns, channel, version, cached);
+    if (!chain) return undefined;
+    const { start, links } = chain;
+    if (links.length === 0 && start === cached) return cached;
+    const data = start.value?.data;
+    if (links.length > 0 && typeof data !== "string") return undefined;
+    const appended = links.map((link) => link.items ?? "[]").reverse();
+    const resolved: ResolvedValue = {
+      version,
+      value:
+        links.length === 0 ? start.value : { type: start.value!.type, data: withItems(data as string, appended) },
+      root: start.root,
+      rootChars: start.rootChars,
+      sinceRootChars: start.sinceRootChars + links.reduce((sum, link) => sum + link.chars, 0),
+    };
+    this.#resolved.set(key, resolved);
+    return resolved;
+  }
+
+  /** Remembers a value the caller just stored, so the next step need not rebuild it. */
+  remember(ns: string, channel: string, resolved: ResolvedValue): void {
+    this.#resolved.set(channelKey(ns, channel), resolved);
+  }
+
+  /** From `version` back to a whole copy (or to the cached value); undefined if a link is missing. */
+  #startOf(
+    ns: string,
+    channel: string,
+    version: Version,
+    cached: ResolvedValue | undefined,
+  ): { start: ResolvedValue; links: BlobEntry[] } | undefined {
+    const links: BlobEntry[] = [];
+    let current = version;
+    for (;;) {
+      if (cached && sameVersion(cached.version, current)) return { start: cached, links };
+      const blob = this.#blobs.get(blobKey(ns, channel, current));
+      if (!blob) return undefined;
+      if (blob.whole !== undefined) {
+        const root = { version: current, value: blob.whole, root: blob.owner.place };
+        return { start: { ...root, rootChars: blob.chars, sinceRootChars: 0 }, links };
+      }
+      links.push(blob);
+      // A chain longer than the index is a loop: damaged records, never written by this saver.
+      if (links.length > this.#blobs.size || blob.base === undefined) return undefined;
+      current = blob.base;
+    }
+  }
+
+  /**
+   * The copies a value is read from, newest version first, down to the first whole copy;
+   * undefined while one is not read (or was never stored).
+   */
+  chain(ns: string, channel: string, version: Version): ChainLink[] | undefined {
+    const links: ChainLink[] = [];
+    let current: Version | undefined = version;
+    while (current !== undefined) {
+      const blob = this.#blobs.get(blobKey(ns, channel, current));
+      if (!blob || links.length > this.#blobs.size) return undefined;
+      links.push({ version: current, owner: blob.owner });
+      current = blob.whole === undefined ? blob.base : undefined;
+    }
+    return links;
+  }
+
+  /** The records a checkpoint's values are read from; undefined while one is not read. */
+  #valueOwners(found: CheckpointEntry): RecordEntry[] | undefined {
+    const owners: RecordEntry[] = [];
+    for (const [channel, version] of Object.entries(found.record.versions)) {
+      const links = this.chain(found.record.ns, channel, version);
+      if (!links) return undefined;
+      for (const link of links) owners.push(link.owner);
+    }
+    return owners;
+  }
+
+  /**
+   * Whether everything a checkpoint's tuple needs has been read: each value's chain, and for a
+   * checkpoint older than format 4, its parent (whose writes hold the pending sends).
+   */
+  isReadable(found: CheckpointEntry): boolean {
+    const { record } = found;
+    if (!this.#valueOwners(found)) return false;
+    if (record.parentId === undefined || checkpointFormat(record) >= 4) return true;
+    return this.checkpoint(record.ns, record.parentId) !== undefined;
+  }
+
+  /**
+   * The lowest position that the newest checkpoint of each namespace needs (itself, its writes,
+   * the records its values are read from), ignoring namespaces whose newest checkpoint is below
+   * `from`; undefined when one of them cannot be read yet.
+   */
+  neededFrom(from: number): number | undefined {
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const ns of this.#checkpoints.keys()) {
+      const head = this.checkpoint(ns);
+      if (!head || head.entry.place.position < from) continue;
+      const owners = this.#valueOwners(head);
+      if (!owners) return undefined;
+      for (const owner of [head.entry, ...owners]) {
+        lowest = Math.min(lowest, owner.place.position);
+      }
+    }
+    return lowest;
+  }
+
+  /** Every record entry, in no particular order. */
+  entries(): Iterable<RecordEntry> {
+    return this.#entries;
+  }
+
+  /** Forgets the given records (pruned, deleted, or below what is kept in memory). */
+  remove(gone: ReadonlySet<RecordEntry>): void {
+    if (gone.size === 0) return;
+    for (const entry of gone) this.#entries.delete(entry);
+    for (const [ns, byId] of this.#checkpoints) {
+      for (const [id, found] of byId) if (gone.has(found.entry)) byId.delete(id);
+      if (byId.size === 0) this.#checkpoints.delete(ns);
+    }
+    for (const [key, blob] of this.#blobs) if (gone.has(blob.owner)) this.#blobs.delete(key);
+    for (const [key, writes] of this.#writes) {
+      for (const [writeKey, write] of writes) if (gone.has(write.owner)) writes.delete(writeKey);
+      if (writes.size === 0) this.#writes.delete(key);
+    }
+  }
+
+  /** Forgets every record below `position`. */
+  removeBelow(position: number): void {
+    const gone = new Set<RecordEntry>();
+    for (const entry of this.#entries) if (entry.place.position < position) gone.add(entry);
+    this.remove(gone);
+  }
 }
 
-function blobKey(ns: string, channel: string, version: string | number): string {
+/** Whole copies over appended items; then the newest copy. */
+function betterCopy(candidate: BlobEntry, existing: BlobEntry): boolean {
+  const wholeNew = candidate.whole !== undefined;
+  const wholeOld = existing.whole !== undefined;
+  if (wholeNew !== wholeOld) return wholeNew;
+  return candidate.owner.place.position >= existing.owner.place.position;
+}
+
+function checkpointFormat(record: CheckpointRecord): number {
+  const stored = record.checkpoint;
+  const v = "json" in stored ? (stored.json as { v?: unknown } | null)?.v : undefined;
+  return typeof v === "number" ? v : 4;
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sameVersion(a: Version, b: Version): boolean {
+  return String(a) === String(b);
+}
+
+function blobKey(ns: string, channel: string, version: Version): string {
   return JSON.stringify([ns, channel, String(version)]);
+}
+
+function channelKey(ns: string, channel: string): string {
+  return JSON.stringify([ns, channel]);
 }
 
 function writesKey(ns: string, checkpointId: string): string {

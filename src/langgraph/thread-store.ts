@@ -1,38 +1,41 @@
 /**
- * The service side of the checkpointer: which service thread holds a LangGraph thread, reading
- * its records (only the messages added since the last read), and appending records.
+ * The service side of the checkpointer: which service thread holds a LangGraph thread, reading its
+ * records through a window of its newest messages (`thread-window.ts`), appending and deleting
+ * records.
  *
- * A LangGraph `thread_id` is resolved like a history session id (`session-threads.ts`, kind
+ * A LangGraph `thread_id` is resolved like a history session id (`threads/session-threads.ts`, kind
  * "checkpoint"): the service thread is tagged with it, found by any process with its own client,
  * and created on the first write, titled and tagged so a person in the dashboard can tell it from
  * a conversation.
  *
  * Records are idempotent (a record written twice reads as once, see `checkpoint-log.ts`), so a
- * write whose outcome is unknown (timeout, reset, 5xx) is simply sent again, a bounded number of
- * times; no read-back is needed to avoid duplicates.
+ * write whose outcome is unknown (timeout, reset, 5xx) is simply sent again, as many times and
+ * after the same pauses as the history's writes; no read-back is needed to avoid duplicates.
  */
-import { isAmbiguousWriteFailure } from "../chat_history/confirmed-writes";
+import type { ThreadMessage } from "../api-types";
+import type { StudioClient } from "../client";
+import { StudioError, StudioNotFoundError } from "../errors";
+import { DEFAULT_WRITE_POLICY, retried } from "../threads/backoff";
+import { isAmbiguousWriteFailure } from "../threads/confirmed-writes";
+import { KIND_KEY, SESSION_KEY } from "../threads/metadata";
+import { SerialQueue } from "../threads/serial-queue";
 import {
   createSessionThread,
   findSessionThread,
   forgetSessionThread,
-  KIND_KEY,
-  SESSION_KEY,
-} from "../chat_history/session-threads";
-import type { StudioClient } from "../client";
-import { StudioError, StudioNotFoundError } from "../errors";
-import { CheckpointLog } from "./checkpoint-log";
-import { type RecordMessage, RecordReader } from "./records";
+} from "../threads/session-threads";
+import type { RecordEntry } from "./checkpoint-log";
+import type { RecordMessage, StoredRecord } from "./records";
+import { PAGE, ThreadWindow } from "./thread-window";
 
 export const CHECKPOINT_KIND = "checkpoint";
 /** Thread metadata telling people (and tools) what the thread holds. */
 export const THREAD_TAGS = { lc_memory: "langgraph-checkpoints" } as const;
 const TITLE_CHARS = 200;
-const PAGE = 100;
-const MAX_WRITE_ATTEMPTS = 3;
-const RETRY_PAUSE_MS = 250;
 /** A LangGraph thread may have left duplicate service threads behind (a lost creation race). */
 const MAX_THREADS_PER_SESSION = 10;
+/** A read that finds its thread or cursor gone starts over this many times at most. */
+const MAX_READ_RESTARTS = 3;
 
 export function threadTitle(threadId: string): string {
   const title = `LangGraph checkpoints: ${threadId}`;
@@ -42,14 +45,19 @@ export function threadTitle(threadId: string): string {
 /** What this process knows of one LangGraph thread. */
 interface ThreadView {
   serviceThreadId: string | undefined;
-  /** The last message read: the next read lists only what follows it. */
-  cursor: string | undefined;
-  log: CheckpointLog;
-  reader: RecordReader;
+  window: ThreadWindow | undefined;
   /** Reads run one after another, so no message is applied twice. */
-  reading: Promise<unknown>;
+  reads: SerialQueue;
   /** The first write's look-up or creation of the service thread, shared by concurrent writes. */
   resolving: Promise<string> | undefined;
+}
+
+/** A checkpoint thread of the account (or dataset), as `deleteThreads` weighs it. */
+export interface CheckpointThreadInfo {
+  threadId: string;
+  serviceThreadId: string;
+  /** When its newest message (else the thread) was created, in ms; undefined when not given. */
+  lastActivity: number | undefined;
 }
 
 export class CheckpointThreads {
@@ -58,7 +66,7 @@ export class CheckpointThreads {
   constructor(
     readonly client: StudioClient,
     private readonly datasetId: string | undefined,
-    /** Threads whose records stay in memory; the least recently used beyond it are re-read. */
+    /** Threads whose windows stay in memory; the least recently used beyond it are read again. */
     private readonly maxCachedThreads: number,
   ) {}
 
@@ -79,49 +87,60 @@ export class CheckpointThreads {
   }
 
   /**
-   * The thread's records, brought up to date (one call when nothing is new; the first read of a
-   * thread lists all its messages, 100 per call). Undefined when the thread has no service thread.
+   * Runs `use` on the thread's window (after the reads queued before it); undefined when the
+   * LangGraph thread has no service thread. A thread deleted by another process is looked up
+   * again (a newer one may hold it now); a cursor the service no longer knows (its message was
+   * deleted) starts the window over from the newest messages.
    */
-  read(threadId: string): Promise<CheckpointLog | undefined> {
+  read<T>(threadId: string, use: (window: ThreadWindow) => Promise<T>): Promise<T | undefined> {
     const view = this.#view(threadId);
-    const run = view.reading.then(
-      () => this.#catchUp(threadId, view),
-      () => this.#catchUp(threadId, view),
-    );
-    view.reading = run.catch(() => undefined);
-    return run;
+    return view.reads.run(async () => {
+      for (let restart = 0; ; restart++) {
+        view.serviceThreadId ??= await findSessionThread(
+          this.client,
+          threadId,
+          CHECKPOINT_KIND,
+          this.#scope(),
+        );
+        if (view.serviceThreadId === undefined) return undefined;
+        const window = (view.window ??= new ThreadWindow(this.client, view.serviceThreadId));
+        const started = window.started;
+        try {
+          return await use(window);
+        } catch (error) {
+          if (!(error instanceof StudioNotFoundError) || restart >= MAX_READ_RESTARTS) throw error;
+          if (!started) this.#forget(threadId, window.serviceThreadId);
+          view.window = undefined;
+        }
+      }
+    });
   }
 
-  async #catchUp(threadId: string, view: ThreadView): Promise<CheckpointLog | undefined> {
-    view.serviceThreadId ??= await findSessionThread(
-      this.client,
-      threadId,
-      CHECKPOINT_KIND,
-      this.#scope(),
-    );
-    const serviceThreadId = view.serviceThreadId;
-    if (serviceThreadId === undefined) return undefined;
-    try {
-      const query = { order: "asc" as const, limit: PAGE, ...cursor(view.cursor) };
-      for await (const message of this.client.iterateMessages(serviceThreadId, query)) {
-        const record = view.reader.read(message);
-        if (record) view.log.add(record);
-        view.cursor = message.id;
-      }
-    } catch (error) {
-      if (!(error instanceof StudioNotFoundError)) throw error;
-      // Deleted by another process: forget it, and look again (a newer thread may hold it now).
-      this.#forget(threadId, serviceThreadId);
-      return this.#catchUp(threadId, this.#view(threadId));
-    }
-    return view.log;
+  /** A window over the whole thread, read now and kept by nobody (for `list` and `prune`). */
+  async readAll(threadId: string): Promise<ThreadWindow | undefined> {
+    return this.read(threadId, async (cached) => {
+      const window = new ThreadWindow(this.client, cached.serviceThreadId);
+      await window.extendDown(() => false);
+      return window;
+    });
+  }
+
+  /** The window this process already has (no call): for a write to learn what it extends. */
+  cached(threadId: string): ThreadWindow | undefined {
+    return this.#views.get(threadId)?.window;
   }
 
   /**
-   * Appends one record's messages, creating the service thread on the first write. A thread that
-   * another process deleted is replaced by a new one, as a first write would create it.
+   * Appends one record's messages, creating the service thread on the first write, and adds the
+   * record to the thread's window. A thread that another process deleted is replaced by a new
+   * one, as a first write would create it.
    */
-  async append(threadId: string, messages: RecordMessage[], what: string): Promise<void> {
+  async append(
+    threadId: string,
+    record: StoredRecord,
+    messages: RecordMessage[],
+    what: string,
+  ): Promise<RecordEntry | undefined> {
     let serviceThreadId = await this.#ensureThread(threadId);
     let sent = await this.#sendAll(serviceThreadId, messages);
     if (sent.failedAt === 0 && sent.error instanceof StudioNotFoundError) {
@@ -132,33 +151,32 @@ export class CheckpointThreads {
     if (sent.failedAt !== -1) {
       throw writeError(threadId, serviceThreadId, what, sent.failedAt, messages.length, sent.error);
     }
+    const view = this.#view(threadId);
+    if (view.serviceThreadId !== serviceThreadId) return undefined;
+    view.window ??= new ThreadWindow(this.client, serviceThreadId);
+    return view.window.appended(record, messages, sent.stored);
   }
 
   /** Sends the messages in order; says which one failed (-1: none) and why. */
   async #sendAll(
     serviceThreadId: string,
     messages: RecordMessage[],
-  ): Promise<{ failedAt: number; error?: unknown }> {
+  ): Promise<{ failedAt: number; error?: unknown; stored: ThreadMessage[] }> {
+    const stored: ThreadMessage[] = [];
     for (const [i, message] of messages.entries()) {
       try {
-        await this.#send(serviceThreadId, message);
+        stored.push(
+          await retried(
+            DEFAULT_WRITE_POLICY,
+            () => this.client.createMessage(serviceThreadId, message),
+            isAmbiguousWriteFailure,
+          ),
+        );
       } catch (error) {
-        return { failedAt: i, error };
+        return { failedAt: i, error, stored };
       }
     }
-    return { failedAt: -1 };
-  }
-
-  async #send(serviceThreadId: string, message: RecordMessage): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.client.createMessage(serviceThreadId, message);
-        return;
-      } catch (error) {
-        if (attempt >= MAX_WRITE_ATTEMPTS || !isAmbiguousWriteFailure(error)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS * attempt));
-      }
-    }
+    return { failedAt: -1, stored };
   }
 
   #ensureThread(threadId: string): Promise<string> {
@@ -186,6 +204,34 @@ export class CheckpointThreads {
     return created.threadId;
   }
 
+  /**
+   * Deletes the messages of `entries`, in the order given, and forgets them. A message already
+   * gone counts as deleted.
+   * @throws StudioError saying how many records were deleted before the failure.
+   */
+  async deleteRecords(
+    threadId: string,
+    serviceThreadId: string,
+    entries: readonly RecordEntry[],
+  ): Promise<void> {
+    const window = this.cached(threadId);
+    for (const [i, entry] of entries.entries()) {
+      try {
+        for (const messageId of entry.messageIds) {
+          await this.client.deleteMessage(serviceThreadId, messageId).catch((error: unknown) => {
+            if (!(error instanceof StudioNotFoundError)) throw error;
+          });
+        }
+      } catch (error) {
+        throw new StudioError(
+          `Could not delete the records of LangGraph thread "${threadId}" in service thread ${serviceThreadId}: ${(error as Error)?.message ?? String(error)}. ${i} of ${entries.length} records were deleted (the oldest are deleted last, so every checkpoint left reads whole); calling it again deletes the rest.`,
+          { cause: error },
+        );
+      }
+      if (window?.serviceThreadId === serviceThreadId) window.log.remove(new Set([entry]));
+    }
+  }
+
   /** Deletes every service thread holding `threadId`; deleting a missing one is no error. */
   async delete(threadId: string): Promise<void> {
     for (let i = 0; i < MAX_THREADS_PER_SESSION; i++) {
@@ -196,38 +242,61 @@ export class CheckpointThreads {
         this.#scope(),
       );
       if (serviceThreadId === undefined) break;
-      try {
-        await this.client.deleteThread(serviceThreadId);
-      } catch (error) {
-        if (!(error instanceof StudioNotFoundError)) throw error;
-      }
-      this.#forget(threadId, serviceThreadId);
+      await this.#deleteServiceThread(threadId, serviceThreadId);
     }
     this.#views.delete(threadId);
   }
 
+  async #deleteServiceThread(threadId: string, serviceThreadId: string): Promise<void> {
+    try {
+      await this.client.deleteThread(serviceThreadId);
+    } catch (error) {
+      if (!(error instanceof StudioNotFoundError)) throw error;
+    }
+    this.#forget(threadId, serviceThreadId);
+  }
+
   #forget(threadId: string, serviceThreadId: string): void {
     forgetSessionThread(this.client, threadId, CHECKPOINT_KIND, this.#scope(), serviceThreadId);
-    this.#views.set(threadId, fresh());
+    const view = this.#views.get(threadId);
+    if (view?.serviceThreadId !== serviceThreadId) return;
+    view.serviceThreadId = undefined;
+    view.window = undefined;
   }
 
   /**
-   * Every LangGraph thread id that has a checkpoint thread, for `list()` without a `thread_id`:
-   * all threads of the account (or dataset) are listed, 100 per call.
+   * Every checkpoint thread of the account (or dataset): all threads are listed, 100 per call,
+   * and with `withActivity` one more call per checkpoint thread reads its newest message's time.
    */
-  async *threadIds(): AsyncGenerator<string> {
-    const seen = new Set<string>();
+  async *checkpointThreads(withActivity = false): AsyncGenerator<CheckpointThreadInfo> {
     const query = { order: "asc" as const, limit: PAGE, ...this.#scope() };
     for await (const thread of this.client.iterateThreads(query)) {
       const metadata = thread.metadata ?? {};
-      const id = metadata[SESSION_KEY];
-      if (metadata[KIND_KEY] !== CHECKPOINT_KIND || typeof id !== "string" || seen.has(id)) {
-        continue;
+      const threadId = metadata[SESSION_KEY];
+      if (metadata[KIND_KEY] !== CHECKPOINT_KIND || typeof threadId !== "string") continue;
+      let lastActivity: number | undefined;
+      if (withActivity) {
+        const newest = await this.client.listMessages(thread.id, { order: "desc", limit: 1 });
+        lastActivity = timeOf(newest.data[0]?.createdAt) ?? timeOf(thread.createdAt);
       }
-      seen.add(id);
-      yield id;
+      yield { threadId, serviceThreadId: thread.id, lastActivity };
     }
   }
+
+  /** Deletes one service thread of a LangGraph thread (a duplicate, or the only one). */
+  async deleteServiceThread(threadId: string, serviceThreadId: string): Promise<void> {
+    await this.#deleteServiceThread(threadId, serviceThreadId);
+  }
+}
+
+/**
+ * A service time in ms. Numbers below 10^11 are taken as seconds: servers of this family send
+ * Unix seconds, and as milliseconds they would read as 1973, so a TTL would delete everything.
+ */
+function timeOf(value: string | number | undefined | null): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = typeof value === "number" ? (value < 1e11 ? value * 1000 : value) : Date.parse(value);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** Says exactly what of a record is stored after message `failedAt` of `count` failed. */
@@ -261,14 +330,8 @@ function writeError(
 function fresh(): ThreadView {
   return {
     serviceThreadId: undefined,
-    cursor: undefined,
-    log: new CheckpointLog(),
-    reader: new RecordReader(),
-    reading: Promise.resolve(),
+    window: undefined,
+    reads: new SerialQueue(),
     resolving: undefined,
   };
-}
-
-function cursor(after: string | undefined): { after?: string } {
-  return after === undefined ? {} : { after };
 }

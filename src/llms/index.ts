@@ -12,29 +12,24 @@ import {
 import { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
-  assertCompletionSettings,
   baseModelParams,
-  completionParams,
-  fieldsOf,
   initModel,
-  lsParams,
-  parseModelFields,
-  requestOptions,
-  runRequest,
-  SAMPLING_CALL_OPTION_KEYS,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
-  STUDIO_SERIALIZABLE_KEYS,
-  streamOptions,
-  validateCallOptions,
-} from "../language_models/common";
-import { contentText, estimateTokens } from "../language_models/tokens";
+  type StudioModelClientFields,
+} from "../models/init";
+import { completionParams, lsParams, streamOptions } from "../models/params";
+import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
+import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
+import { LLM_SETTINGS, type LLMSettingTable, type StudioModelSettings } from "../models/settings";
+import { contentText, estimateTokens } from "../models/tokens";
 import type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams } from "./types";
 
 export type { StudioLLMCallOptions, StudioLLMFields, StudioLLMLsParams, TokenUsage } from "./types";
 
-const SERIALIZABLE_KEYS = [...STUDIO_SERIALIZABLE_KEYS, "echo"];
-const CALL_OPTION_KEYS = [...SAMPLING_CALL_OPTION_KEYS, "echo"];
+// The settings and client options kept as fields (`llm.temperature`): declared once in
+// src/models, set by `initModel`. A line comment, so that IDEs show the class's doc.
+export interface StudioLLM extends StudioModelSettings<LLMSettingTable>, StudioModelClientFields {}
 
 /** The generations of one prompt and the usage the service reported for it. */
 interface PromptResult {
@@ -50,6 +45,7 @@ interface PromptResult {
  * const text = await llm.invoke("Once upon a time");
  * ```
  */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the fields are set by initModel.
 export class StudioLLM extends LLM<StudioLLMCallOptions> {
   static override lc_name(): string {
     return "StudioLLM";
@@ -66,43 +62,21 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   }
 
   override get lc_serializable_keys(): string[] {
-    return SERIALIZABLE_KEYS;
+    return [...LLM_SETTINGS.serializableKeys];
   }
 
   /** Call options that legacy chains must pass to the model instead of reading as inputs. */
   override get callKeys(): string[] {
-    return [...super.callKeys, ...CALL_OPTION_KEYS];
+    return [...new Set([...super.callKeys, ...LLM_SETTINGS.callKeys])];
   }
 
-  model!: string;
   /**
    * Non-enumerable (set in the constructor) so that logging the model does not print the key;
    * it is still here for `toJSON()`, which writes it out as a secret reference.
    */
   declare readonly apiKey?: string;
-  orgId?: string;
-  proxyUrl?: string;
-  baseUrl?: string;
-  /** The client's timeout and retries (the client is the only retrying layer). */
-  timeout?: number;
-  maxRetries?: number;
-  temperature?: number;
-  maxTokens?: number;
-  topP?: number;
-  n?: number;
-  stop?: string[];
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  penalty?: number;
-  logitBias?: Record<string, number>;
-  seed?: number;
-  user?: string;
-  echo?: boolean;
   streaming = false;
   streamUsage = true;
-  /** Most requests in flight at once for this instance (core's caller enforces it). */
-  maxConcurrency?: number;
-  modelKwargs?: Record<string, unknown>;
 
   readonly #client: StudioClient;
 
@@ -113,7 +87,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     moreFields?: Omit<StudioLLMFields, "model">,
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
-    const settings = parseModelFields(fields);
+    const settings = parseModelFields(LLM_SETTINGS, fields);
     super(baseModelParams(fields));
     this.#client = initModel(this, fields, settings);
   }
@@ -132,8 +106,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
 
   /** The snake_case request parameters for a call: call option, else field, then `modelKwargs`. */
   override invocationParams(options?: this["ParsedCallOptions"]): CompletionParams {
-    const echo = options?.echo ?? this.echo;
-    return { ...(echo !== undefined && { echo }), ...completionParams(this, options) };
+    return completionParams(LLM_SETTINGS, this, options);
   }
 
   override _identifyingParams(): Record<string, unknown> {
@@ -141,10 +114,10 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   }
 
   getLsParams(options?: this["ParsedCallOptions"]): StudioLLMLsParams {
-    return lsParams(completionParams(this, options), "llm");
+    return lsParams(completionParams(LLM_SETTINGS, this, options), "llm");
   }
 
-  /** A local estimate, never a tokenizer download (see language_models/tokens). */
+  /** A local estimate, never a tokenizer download (see models/tokens). */
   override async getNumTokens(content: MessageContent): Promise<number> {
     return estimateTokens(contentText(content));
   }
@@ -263,7 +236,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   /** Before any request: the call options, and the settings a completion needs. */
   #checkCall(options: this["ParsedCallOptions"]): void {
     options.signal?.throwIfAborted();
-    validateCallOptions(options);
+    validateCallOptions(LLM_SETTINGS, options);
     assertCompletionSettings(this.client, "StudioLLM");
   }
 }

@@ -5,11 +5,12 @@
  * assistant behind in the emulator's data file. Pointed at a service that is not there, it fails
  * clearly.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readDataFile } from "../../src/emulator/persistence";
 import {
   type CommandResult,
   describeRun,
@@ -28,6 +29,7 @@ const SECTIONS = [
   "Conversation memory in a thread",
   "Agent memory with a LangGraph checkpointer",
   "Dataset export",
+  "Record agent runs for fine-tuning",
   "Assistant as an agent",
 ];
 
@@ -108,9 +110,9 @@ describe("npm run demo", () => {
   });
 
   it("leaves no thread and no assistant behind", async () => {
-    const data = JSON.parse(await readFile(join(dir, "emulator-data.json"), "utf8"));
-    expect(data.threads).toEqual([]);
-    expect(data.assistants).toEqual([]);
+    const data = await readDataFile(join(dir, "emulator-data.json"));
+    expect(data?.threads).toEqual([]);
+    expect(data?.assistants).toEqual([]);
   });
 
   it(

@@ -1,36 +1,41 @@
 /**
- * Runs the browser bundle in headless Chromium (Debian's `chromium`, when installed). One loopback
- * server serves the page and the bundle AND proxies `/studio` and `/inference` to the emulator, so
- * the package calls its own origin and no CORS is involved. The page POSTs its result to
- * `/result`; load errors (an uncaught exception while the bundle loads) are POSTed the same way.
- * The browser runs with a fresh profile, no network of its own, and is killed once the result is in
- * or at the timeout.
+ * Runs the browser bundle in headless Chromium from the npm registry: `@sparticuz/chromium` ships a
+ * brotli-packed chrome-headless-shell (Linux x64) inside the package, unpacked into the temp
+ * directory at `executablePath()` with no download, and `puppeteer-core` drives it. Every machine
+ * that ran `npm ci` therefore runs the page; no system browser is needed.
+ *
+ * One loopback server serves the page and the bundle AND proxies `/studio` and `/inference` to the
+ * emulator, so the package calls its own origin and no CORS is involved. The page POSTs its result
+ * to `/result`; load errors (an uncaught exception while the bundle loads) are POSTed the same way.
+ * The page's console, its errors and its failed requests are kept for the failure messages.
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import chromium from "@sparticuz/chromium";
+import puppeteer, { type Browser } from "puppeteer-core";
 import type { RuntimeOutcome, ScenarioResult } from "./harness";
 
-export const CHROMIUM_PATH = "/usr/bin/chromium";
+/** The one platform the package ships a binary for (it is built for AWS Lambda). */
+export const CHROMIUM_PLATFORM = "linux-x64";
 
-export function chromiumInstalled(): boolean {
-  return existsSync(CHROMIUM_PATH);
+export function chromiumShipped(): boolean {
+  return `${process.platform}-${process.arch}` === CHROMIUM_PLATFORM;
 }
 
+// The package's flags are meant for a Lambda; two of them turn off the browser's security model,
+// and the page must run as it would for a user, same-origin policy on.
+const WEAKENING_FLAGS = new Set(["--disable-web-security", "--allow-running-insecure-content"]);
+
 const FLAGS = [
-  "--headless",
+  ...chromium.args.filter((flag) => !WEAKENING_FLAGS.has(flag)),
+  // The tests run as root, and Chromium's sandbox refuses root.
   "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
+  // The machines reach nothing beyond loopback and the npm registry: Chromium's own background
+  // connections would only be refused, many at a time.
   "--disable-background-networking",
   "--disable-component-update",
+  "--no-first-run",
   "--disable-sync",
-  "--disable-dev-shm-usage",
 ];
 
 // Reports an exception thrown while the bundle loads (e.g. a Node global missing at import).
@@ -83,16 +88,12 @@ function proxy(req: IncomingMessage, res: ServerResponse, upstream: URL): void {
   req.pipe(forwarded);
 }
 
-export async function runInChromium(
+/** The page's origin: the page, the bundle, the result endpoint and the proxy to the emulator. */
+async function servePage(
   bundle: string,
-  emulator: { baseUrl: string; apiKey: string },
-  timeoutMs: number,
-): Promise<RuntimeOutcome> {
-  const upstream = new URL(emulator.baseUrl);
-  let deliver: (result: ScenarioResult) => void = () => undefined;
-  const delivered = new Promise<ScenarioResult>((resolve) => {
-    deliver = resolve;
-  });
+  upstream: URL,
+  deliver: (result: ScenarioResult) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (path.startsWith("/studio/") || path.startsWith("/inference/")) {
@@ -112,47 +113,92 @@ export async function runInChromium(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  const profile = await mkdtemp(join(tmpdir(), "studio-chromium-"));
-  const url = `http://127.0.0.1:${port}/?key=${encodeURIComponent(emulator.apiKey)}`;
-  const browser = spawn(CHROMIUM_PATH, [...FLAGS, `--user-data-dir=${profile}`, url], {
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function launch(timeoutMs: number): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    headless: "shell",
+    args: FLAGS,
+    timeout: timeoutMs,
   });
-  let stderr = "";
-  browser.stderr.setEncoding("utf8").on("data", (data: string) => {
-    stderr = (stderr + data).slice(-4_000);
+}
+
+/** Closes the browser, killing its process if it does not close in time. */
+async function shutDown(browser: Browser): Promise<void> {
+  const closed = browser.close().then(
+    () => true,
+    () => false,
+  );
+  const inTime = await Promise.race([
+    closed,
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000)),
+  ]);
+  if (!inTime) browser.process()?.kill("SIGKILL");
+}
+
+export async function runInChromium(
+  bundle: string,
+  emulator: { baseUrl: string; apiKey: string },
+  timeoutMs: number,
+): Promise<RuntimeOutcome> {
+  let deliver: (result: ScenarioResult) => void = () => undefined;
+  const delivered = new Promise<ScenarioResult>((resolve) => {
+    deliver = resolve;
   });
-  const exited = new Promise<string>((resolve) => {
-    browser.on("error", (error) => resolve(`chromium did not start: ${error.message}`));
-    browser.on("close", (code, signal) =>
-      resolve(`chromium exited: code ${code}, signal ${signal}`),
-    );
-  });
+  const page = await servePage(bundle, new URL(emulator.baseUrl), deliver);
+  const output: string[] = [];
+  const report = (version: string) =>
+    [`browser: ${version}`, "--- page output ---", ...output].join("\n");
+  let browser: Browser | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`no result from chromium within ${timeoutMs} ms`), timeoutMs);
-  });
   try {
-    const first = await Promise.race([delivered, exited, timedOut]);
+    const launched = await launch(timeoutMs);
+    browser = launched;
+    const version = await launched.version();
+    const tab = await launched.newPage();
+    tab.on("console", (message) => output.push(`console.${message.type()}: ${message.text()}`));
+    tab.on("pageerror", (error) => output.push(`page error: ${String(error)}`));
+    tab.on("requestfailed", (failed) =>
+      output.push(`request failed: ${failed.url()} (${failed.failure()?.errorText ?? "?"})`),
+    );
+    const closed = new Promise<string>((resolve) => {
+      launched.on("disconnected", () => resolve("chromium went away before the page answered"));
+    });
+    const timedOut = new Promise<string>((resolve) => {
+      timer = setTimeout(
+        () => resolve(`no result from chromium within ${timeoutMs} ms`),
+        timeoutMs,
+      );
+    });
+    await tab.goto(`${page.url}?key=${encodeURIComponent(emulator.apiKey)}`);
+    const first = await Promise.race([delivered, closed, timedOut]);
     if (typeof first === "string") {
       return {
         result: undefined,
-        details: `${first}\n--- stderr ---\n${stderr}`,
+        details: `${first}\n${report(version)}`,
         exitedOnItsOwn: true,
+        version,
       };
     }
-    return { result: first, details: `--- chromium stderr ---\n${stderr}`, exitedOnItsOwn: true };
+    return { result: first, details: report(version), exitedOnItsOwn: true, version };
+  } catch (error) {
+    const reason = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    return {
+      result: undefined,
+      details: `chromium from @sparticuz/chromium did not run the page: ${reason}\n${report("?")}`,
+      exitedOnItsOwn: true,
+    };
   } finally {
     clearTimeout(timer);
-    try {
-      if (browser.pid !== undefined && browser.exitCode === null)
-        process.kill(-browser.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await rm(profile, { recursive: true, force: true });
+    if (browser) await shutDown(browser);
+    await page.close();
   }
 }

@@ -53,6 +53,8 @@ export interface RuntimeOutcome {
   details: string;
   /** Whether the process ended by itself (false: killed at the timeout). */
   exitedOnItsOwn: boolean;
+  /** The runtime's version as it reports it, when the suite checks which runtime ran. */
+  version?: string;
 }
 
 const RESULT_PREFIX = "RUNTIME-RESULT ";
@@ -189,7 +191,14 @@ function stepValue(outcome: RuntimeOutcome, step: string): Record<string, unknow
 export function scenarioSuite(
   runtime: string,
   run: (options: ScenarioOptions) => Promise<RuntimeOutcome>,
-  { checkExit = false }: { checkExit?: boolean } = {},
+  {
+    checkExit = false,
+    version,
+  }: {
+    checkExit?: boolean;
+    /** How `outcome.version` must start: proof that the intended runtime ran the scenario. */
+    version?: string;
+  } = {},
 ): void {
   describe(`${runtime}: default construction against the emulator`, () => {
     const emulator = useEmulator({ recordRequests: false });
@@ -225,6 +234,12 @@ export function scenarioSuite(
         ],
       });
     });
+
+    if (version) {
+      it(`runs in ${version}*`, () => {
+        expect(outcome.version?.slice(0, version.length), outcome.details).toBe(version);
+      });
+    }
 
     if (checkExit) {
       it("the process exits on its own once done (the built client holds no socket open)", () => {

@@ -20,11 +20,14 @@ describe("root exports", () => {
       "StudioConfigError",
       "StudioConflictError",
       "StudioConnectionError",
+      "StudioConversationRecorder",
       "StudioError",
+      "StudioInvalidRecordError",
       "StudioLLM",
       "StudioNotFoundError",
       "StudioPermissionDeniedError",
       "StudioRateLimitError",
+      "StudioRecordingError",
       "StudioResponseError",
       "StudioServerError",
       "StudioStreamError",
@@ -34,9 +37,11 @@ describe("root exports", () => {
       "StudioWriteNotConfirmedError",
       "createAssistant",
       "deleteAssistant",
+      "exportFineTuneRecords",
       "getAssistant",
       "listAssistants",
       "loadDatasetConversations",
+      "validateFineTuneRecord",
     ]);
   });
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/v4/mini";
-import { ChatCompletionSchema } from "../../src/api-types";
+import { ChatCompletionSchema } from "../../src/client/normalise";
 import { formatIssue } from "../../src/client/validate-response";
 import { useEnglishMessages } from "../../src/zod-locale";
 

@@ -7,7 +7,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { Agent, type Dispatcher } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadDatasetConversations, StudioChatMessageHistory } from "../../../src/chat_history";
-import { CLIENT_OPTION_NAMES } from "../../../src/client/resolve";
+import { CLIENT_OPTION_NAMES } from "../../../src/client/options";
 import { StudioError, StudioTimeoutError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
 

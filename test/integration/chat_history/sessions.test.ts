@@ -5,13 +5,10 @@
  */
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createSessionThread,
-  findSessionThread,
-  StudioChatMessageHistory,
-} from "../../../src/chat_history";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
 import { StudioValidationError } from "../../../src/errors";
+import { createSessionThread, findSessionThread } from "../../../src/threads/session-threads";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator();

@@ -46,7 +46,7 @@ describe("profile from the listing", () => {
       maxInputTokens: 8192,
       imageInputs: false,
     });
-    expect((await newModel("studio/echo-small").loadProfile()).structuredOutput).toBe(false);
+    expect((await newModel("studio/echo-text").loadProfile()).structuredOutput).toBe(false);
   });
 
   it("withStructuredOutput then defaults to json_schema, which the emulator answers", async () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Agent, type Dispatcher } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
-import type { StudioClientOptions } from "../../../src/client/types";
+import type { StudioClientOptions } from "../../../src/client/options";
 import { StudioError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
 import { useEmulator } from "../../helpers/emulator";

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Thread } from "../../../src/api-types";
 import { PATHS } from "../../../src/api-types";
+import { readDataFile } from "../../../src/emulator/persistence";
 import { call } from "./http";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -95,8 +96,8 @@ describe("studio-emulator CLI", () => {
       process.kill(pid, "SIGTERM");
       expect(await cli.exited).toBe(0);
       expect(cli.stdout()).toContain("stopped (SIGTERM)");
-      const saved = JSON.parse(await readFile(dataFile, "utf8")) as { threads: Thread[] };
-      expect(saved.threads.map((t) => t.id)).toEqual([thread.body.id]);
+      const saved = await readDataFile(dataFile);
+      expect(saved?.threads.map((t) => t.id)).toEqual([thread.body.id]);
     } finally {
       const pid = Number(/process id:\s+(\d+)/.exec(cli.stdout())?.[1]);
       if (pid > 0) {

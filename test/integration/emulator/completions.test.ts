@@ -567,3 +567,101 @@ describe("text completion", () => {
     expect(many.body.choices.map((c) => c.index)).toEqual([0, 1]);
   });
 });
+
+describe("refused as OpenAI-compatible servers refuse", () => {
+  const call = (id: string, name = "get_weather") => ({
+    id,
+    type: "function",
+    function: { name, arguments: "{}" },
+  });
+  const asks = { role: "assistant", content: null, tool_calls: [call("call_a"), call("call_b")] };
+  const result = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
+  const UNANSWERED =
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ";
+  const ORPHAN =
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+
+  async function refused(messages: unknown[]) {
+    const r = await chat({ tools: [weather], messages });
+    expect(r.status).toBe(400);
+    return r.body.error;
+  }
+
+  it("tool calls not answered by the tool messages right after them", async () => {
+    expect(await refused([user("hi"), asks, result("call_a"), user("and?")])).toEqual({
+      message: `${UNANSWERED}call_b`,
+      type: "invalid_request_error",
+      param: "messages[1].tool_calls",
+      code: "invalid_request",
+    });
+    expect((await refused([user("hi"), asks])).message).toBe(`${UNANSWERED}call_a, call_b`);
+    // An answer that comes late, after another message, does not count.
+    const late = await refused([user("hi"), asks, result("call_a"), user("x"), result("call_b")]);
+    expect(late.message).toBe(`${UNANSWERED}call_b`);
+  });
+
+  it("a tool message answering no call of the assistant message before it", async () => {
+    expect(await refused([user("hi"), result("call_z")])).toEqual({
+      message: ORPHAN,
+      type: "invalid_request_error",
+      param: "messages[1].tool_call_id",
+      code: "invalid_request",
+    });
+    const twice = [user("hi"), asks, result("call_a"), result("call_b"), result("call_a")];
+    expect((await refused(twice)).param).toBe("messages[4].tool_call_id");
+  });
+
+  it("answers a conversation whose calls are all answered, in any order", async () => {
+    const r = await chat({
+      tools: [weather],
+      messages: [user("hi"), asks, result("call_b"), result("call_a"), user("thanks")],
+    });
+    expect(r.status).toBe(200);
+  });
+
+  it("a prompt over the model's window: context_length_exceeded with both token counts", async () => {
+    // 8192 tokens at four characters each fit; one character more does not.
+    const fits = await chat({ messages: [user("a".repeat(8192 * 4))] });
+    expect(fits.status).toBe(200);
+    const over = await chat({ messages: [user("a".repeat(8192 * 4 - 10)), user("b".repeat(11))] });
+    expect(over.status).toBe(400);
+    expect(over.body.error).toEqual({
+      message:
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 8193 tokens. Please reduce the length of the messages.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    });
+    const prompt = await text({ prompt: "a".repeat(40_000) });
+    expect(prompt.status).toBe(400);
+    expect(prompt.body.error).toMatchObject({
+      message:
+        "This model's maximum context length is 8192 tokens. However, your prompt resulted in 10000 tokens. Please reduce the length of the prompt.",
+      code: "context_length_exceeded",
+    });
+  });
+});
+
+describe("strictToolMessages: false", () => {
+  const lenient = useEmulator({ strictToolMessages: false });
+
+  it("answers tool calls left unanswered and tool messages answering nothing", async () => {
+    const r = await inference<ChatCompletion>(lenient.handle, PATHS.chatCompletions, {
+      model: MODEL,
+      tools: [weather],
+      messages: [
+        user("hi"),
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: "get_weather", arguments: "{}" } },
+          ],
+        },
+        { role: "tool", tool_call_id: "nope", content: "sunny" },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.choices[0]?.message.content).toBe("Tool said: sunny");
+  });
+});

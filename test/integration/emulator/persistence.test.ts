@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -26,6 +26,35 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((h) => h.close()));
   await rm(dir, { recursive: true, force: true });
 });
+
+/** Every list call walked to its end (pages of 100), by id. */
+async function listAll<T extends { id: string }>(handle: EmulatorHandle, path: string) {
+  const items: T[] = [];
+  for (let after = ""; ; ) {
+    const page = await studio<ListResponse<T>>(
+      handle,
+      "GET",
+      `${path}?order=asc&limit=100${after ? `&after=${after}` : ""}`,
+    );
+    items.push(...page.body.data);
+    if (!page.body.hasMore) return items;
+    after = page.body.lastId!;
+  }
+}
+
+/** The whole state as a client sees it: threads with their messages, and assistants. */
+async function everything(handle: EmulatorHandle) {
+  const threads = await listAll<Thread>(handle, PATHS.threads);
+  return {
+    threads: await Promise.all(
+      threads.map(async (thread) => ({
+        thread,
+        messages: await listAll<ThreadMessage>(handle, PATHS.messages(thread.id)),
+      })),
+    ),
+    assistants: await listAll<Assistant>(handle, PATHS.assistants),
+  };
+}
 
 describe("persistence", () => {
   it("keeps a metadata key named __proto__ across a restart (issue 13.16)", async () => {
@@ -84,50 +113,134 @@ describe("persistence", () => {
     expect(listed.body.data.map((t) => t.id)).toEqual([thread.id, newer.id]);
   });
 
-  it("close() flushes mutations made just before it; no temporary file is left", async () => {
+  it("every confirmed change is in the file, even when the process dies without close()", async () => {
     const handle = await start();
     const writes = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         studio<Thread>(handle, "POST", PATHS.threads, { title: `t${i}` }),
       ),
     );
+    // What a killed process leaves: the file as it is now, without the flush of close().
+    await copyFile(file, join(dir, "killed.json"));
     await handle.close();
     expect(await readdir(join(dir, "state"))).toEqual(["emulator.json"]);
-    const saved = JSON.parse(await readFile(file, "utf8")) as { threads: Thread[] };
-    expect(saved.threads.map((t) => t.id).sort()).toEqual(writes.map((w) => w.body.id).sort());
+    const revived = await startEmulator({ port: 0, dataFile: join(dir, "killed.json") });
+    running.push(revived);
+    expect((await listAll<Thread>(revived, PATHS.threads)).map((t) => t.id)).toEqual(
+      writes.map((w) => w.body.id).sort(),
+    );
   });
 
-  it("the file is complete JSON at every moment while writes go on", async () => {
+  it("reads back every kind of change after a restart, before and after a compaction", async () => {
+    const first = await start();
+    const kept = (
+      await studio<Thread>(first, "POST", PATHS.threads, {
+        title: "kept",
+        metadata: { k: "v" },
+        messages: [
+          { role: "user", content: "one" },
+          { role: "assistant", content: "two" },
+        ],
+      })
+    ).body;
+    const gone = (await studio<Thread>(first, "POST", PATHS.threads, { title: "gone" })).body;
+    const added = (
+      await studio<ThreadMessage>(first, "POST", PATHS.messages(kept.id), {
+        role: "user",
+        content: [{ type: "text", text: "three" }],
+      })
+    ).body;
+    const listed = await listAll<ThreadMessage>(first, PATHS.messages(kept.id));
+    await studio(first, "DELETE", PATHS.message(kept.id, listed[1]!.id));
+    await studio(first, "DELETE", PATHS.thread(gone.id));
+    const assistants = await Promise.all(
+      ["A", "B"].map(
+        async (name) =>
+          (await studio<Assistant>(first, "POST", PATHS.assistants, { assistantName: name })).body,
+      ),
+    );
+    await studio(first, "DELETE", PATHS.assistant(assistants[0]!.id));
+    const before = await everything(first);
+    expect(before.threads.map((t) => t.thread.id)).toEqual([kept.id]);
+    expect(before.threads[0]!.messages.map((m) => m.content[0]!.text)).toEqual(["one", "three"]);
+    expect(before.threads[0]!.messages[1]).toEqual(added);
+    expect(before.assistants).toEqual([assistants[1]]);
+    await first.close();
+
+    const second = await start();
+    expect(await everything(second)).toEqual(before);
+    // More changes than a compaction waits for (1,000, the snapshot being small): the log is
+    // folded into a new snapshot on the way.
+    for (let i = 0; i < 55; i++) {
+      const churn = await Promise.all(
+        Array.from({ length: 10 }, () => studio<Thread>(second, "POST", PATHS.threads, {})),
+      );
+      await Promise.all(churn.map((t) => studio(second, "DELETE", PATHS.thread(t.body.id))));
+    }
+    await studio(second, "POST", PATHS.messages(kept.id), { role: "user", content: "four" });
+    const after = await everything(second);
+    await second.close();
+    expect((await readFile(file, "utf8")).split("\n").length).toBeLessThan(500);
+
+    const third = await start();
+    expect(await everything(third)).toEqual(after);
+  });
+
+  it("a copy of the file taken at any moment while writes go on loads, with every write before it", async () => {
     const handle = await start();
-    await studio(handle, "POST", PATHS.threads, {});
-    await handle.close();
-    const again = await start();
-    let reads = 0;
+    const written: string[] = [];
     const writer = (async () => {
       for (let i = 0; i < 40; i++) {
-        await studio(again, "POST", PATHS.threads, { metadata: { big: "x".repeat(500) } });
+        const reply = await studio<Thread>(handle, "POST", PATHS.threads, {
+          metadata: { big: "x".repeat(500) },
+        });
+        written.push(reply.body.id);
       }
     })();
     let writing = true;
     void writer.finally(() => {
       writing = false;
     });
+    let copies = 0;
     const deadline = Date.now() + 10_000;
     while (writing && Date.now() < deadline) {
-      JSON.parse(await readFile(file, "utf8"));
-      reads += 1;
+      const confirmed = [...written];
+      const copy = join(dir, `copy-${copies++}.json`);
+      await writeFile(copy, await readFile(file).catch(() => ""));
+      if ((await readFile(copy)).length === 0) continue;
+      const revived = await startEmulator({ port: 0, dataFile: copy });
+      const ids = (await listAll<Thread>(revived, PATHS.threads)).map((t) => t.id);
+      await revived.close();
+      expect(ids.slice(0, confirmed.length)).toEqual(confirmed);
     }
     await writer;
-    expect(reads).toBeGreaterThan(0);
+    expect(copies).toBeGreaterThan(0);
   });
 
-  it("reset() empties the saved state too", async () => {
+  it("a last line cut short by a crash is dropped; every change before it is kept", async () => {
+    const first = await start();
+    await studio(first, "POST", PATHS.threads, { messages: [{ role: "user", content: "a" }] });
+    await studio(first, "POST", PATHS.threads, { title: "b" });
+    const before = await everything(first);
+    await first.close();
+    await appendFile(file, '{"op":"createThread","thread":{"id":"thread_00000000');
+
+    const second = await start();
+    expect(await everything(second)).toEqual(before);
+    const newer = (await studio<Thread>(second, "POST", PATHS.threads, { title: "c" })).body;
+    const after = await everything(second);
+    expect(after.threads.map((t) => t.thread.id).at(-1)).toBe(newer.id);
+    await second.close();
+    expect(await everything(await start())).toEqual(after);
+  });
+
+  it("reset() empties the saved state too, and leaves a one-line file", async () => {
     const handle = await start();
     await studio(handle, "POST", PATHS.threads, {});
     await handle.reset();
     await handle.close();
-    const saved = JSON.parse(await readFile(file, "utf8")) as { threads: unknown[] };
-    expect(saved.threads).toEqual([]);
+    expect((await readFile(file, "utf8")).trimEnd().split("\n")).toHaveLength(1);
+    expect(await everything(await start())).toEqual({ threads: [], assistants: [] });
   });
 
   it.each([

@@ -1,6 +1,7 @@
 /**
- * Packs the package as `npm publish` would (`npm pack` of the built dist/) and unpacks it into
- * `<project>/node_modules/langchain-studio`, for the tests that use it as a user would.
+ * Packs the package as `npm publish` would (`npm pack` of the built dist/), for the tests that use
+ * it as a user would: `pack` leaves the tarball for `npm install`, `packInto` also unpacks it into
+ * `<project>/node_modules/langchain-studio`.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -17,19 +18,27 @@ export interface Packed {
   files: string[];
 }
 
-export async function packInto(projectDir: string): Promise<Packed> {
+/** Writes the tarball `npm publish` would upload into `destination`. */
+export async function pack(destination: string): Promise<Packed> {
   if (!existsSync(path.join(REPO_ROOT, "dist/index.js"))) {
-    throw new Error("dist/ is missing: run `npm run build` before the packaging tests");
+    throw new Error("dist/ is missing: run `npm run build` before the tests of the packed package");
   }
   const { stdout } = await run(
     "npm",
-    ["pack", "--json", "--ignore-scripts", "--pack-destination", projectDir],
+    ["pack", "--json", "--ignore-scripts", "--pack-destination", destination],
     { cwd: REPO_ROOT },
   );
   const report = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-  const tarball = path.join(projectDir, report[0]!.filename);
+  return {
+    tarball: path.join(destination, report[0]!.filename),
+    files: report[0]!.files.map((f) => f.path),
+  };
+}
+
+export async function packInto(projectDir: string): Promise<Packed> {
+  const packed = await pack(projectDir);
   const target = path.join(projectDir, "node_modules", "langchain-studio");
   await mkdir(target, { recursive: true });
-  await run("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
-  return { tarball, files: report[0]!.files.map((f) => f.path) };
+  await run("tar", ["-xzf", packed.tarball, "-C", target, "--strip-components=1"]);
+  return packed;
 }

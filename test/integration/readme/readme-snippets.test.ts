@@ -1,82 +1,149 @@
 /**
- * Every TypeScript snippet in README.md runs, as written, against the emulator: README cannot rot.
- * Each snippet is written to a file inside the repo (so its imports resolve from node_modules),
- * with the package imports pointed at the sources, and run in its own process with the STUDIO_*
- * variables set to a fresh emulator.
+ * README's promise, checked the way a newcomer meets it: the "Install" steps, followed in a fresh
+ * directory outside the repository with the packed package, make an app; every TypeScript or
+ * JavaScript snippet of README then runs in that app, as written, against the emulator (the
+ * STUDIO_* variables point at it), and the TypeScript ones type-check there with `strict`. A block
+ * that is not run is marked in README with `<!-- readme-test: not run (reason) -->` and counted
+ * here. Needs `npm run build` first (npm test builds before vitest runs).
  */
-import { execFile } from "node:child_process";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
+import { describeRun, envWithoutService, REPO_ROOT, runCommand } from "../../helpers/run-command";
+import { pack } from "../packaging/pack";
+import { followInstallSteps } from "./install-steps";
+import {
+  importedPackages,
+  type ReadmeBlock,
+  readmeBlocks,
+  sortBlocks,
+  whereIs,
+} from "./readme-blocks";
 
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, "../../..");
-const workDir = path.join(root, ".studio", "readme-snippets");
+const SNIPPET_TIMEOUT_MS = 60_000;
+const TYPECHECK_TIMEOUT_MS = 120_000;
 
-function snippetsOf(markdown: string): { heading: string; code: string }[] {
-  const out: { heading: string; code: string }[] = [];
-  let heading = "top";
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.startsWith("#")) heading = line.replace(/^#+\s*/, "");
-    if (line.trim() === "```ts") {
-      const body: string[] = [];
-      for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) body.push(lines[i]!);
-      out.push({ heading, code: body.join("\n") });
-    }
-  }
-  return out;
-}
-
-/** `langchain-studio` and its subpaths (`/agents`, `/emulator`, `/langgraph`) -> their sources. */
-function pointAtSources(code: string): string {
-  return code.replace(/from "langchain-studio(?:\/(\w+))?"/g, (_match, subpath?: string) => {
-    const source = path.join(root, "src", subpath ?? "", "index.ts");
-    return `from ${JSON.stringify(source)}`;
-  });
-}
-
-const readme = await readFile(path.join(root, "README.md"), "utf8");
-const snippets = snippetsOf(readme);
+const readme = await readFile(path.join(REPO_ROOT, "README.md"), "utf8");
+const { snippets, install, notRun, unmarked } = sortBlocks(readmeBlocks(readme));
 const emulator = useEmulator();
 
+let sandbox = "";
+let app = "";
+
+/** Where a snippet is written in the app: `.ts` for a TypeScript block, `.js` for JavaScript. */
+function fileOf(snippet: ReadmeBlock): string {
+  const extension = ["ts", "typescript"].includes(snippet.lang) ? "ts" : "js";
+  return path.join(app, `readme-line-${snippet.line}.${extension}`);
+}
+
 beforeAll(async () => {
-  await mkdir(workDir, { recursive: true });
-});
+  // Outside the repository, so nothing resolves from the repository's node_modules.
+  sandbox = await realpath(await mkdtemp(path.join(tmpdir(), "studio-readme-")));
+  // The steps start in the checkout, next to the tarball `npm pack` wrote there.
+  const checkout = path.join(sandbox, "langchain-studio");
+  await mkdir(checkout);
+  await pack(checkout);
+  if (install.length !== 1) throw new Error(`README has ${install.length} install blocks, not 1`);
+  app = await followInstallSteps(install[0]!.code, checkout, process.env);
+  for (const snippet of snippets) await writeFile(fileOf(snippet), `${snippet.code}\n`);
+}, 240_000);
 
 afterAll(async () => {
-  await rm(workDir, { recursive: true, force: true });
+  if (sandbox) await rm(sandbox, { recursive: true, force: true });
 });
 
-describe("README snippets", () => {
-  it("has TypeScript snippets to check", () => {
+describe("README", () => {
+  it("has snippets to run and one block of install steps", () => {
     expect(snippets.length).toBeGreaterThanOrEqual(8);
+    expect(install.map(whereIs)).toHaveLength(1);
   });
 
-  it.each(snippets.map((s, index) => [index, s.heading, s.code] as const))(
-    "snippet %i (%s) runs against the emulator",
-    async (index, _heading, code) => {
-      const file = path.join(workDir, `snippet-${index}.mts`);
-      await writeFile(file, `${pointAtSources(code)}\n`);
-      const { handle } = emulator;
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        STUDIO_API_KEY: handle.apiKey,
-        STUDIO_BASE_URL: handle.baseUrl,
-        STUDIO_PROXY_URL: handle.proxyUrl,
-      };
-      delete env.STUDIO_ORG_ID;
-      const result = await run(process.execPath, ["--import", "tsx", file], {
-        cwd: root,
-        env,
-        timeout: 60_000,
-      }).catch((error: { code?: number; stdout?: string; stderr?: string }) => error);
-      const failure = "code" in result && result.code ? `\n${result.stderr ?? ""}` : "";
-      expect(failure).toBe("");
+  it(`marks each block it does not run, with the reason (${notRun.length} marked: ${notRun
+    .map((b) => `line ${b.line}`)
+    .join(", ")})`, () => {
+    expect(
+      unmarked.map(whereIs),
+      "not runnable and not marked `<!-- readme-test: not run (reason) -->`",
+    ).toEqual([]);
+    expect(notRun.filter((b) => b.reason === "").map(whereIs), "marked without a reason").toEqual(
+      [],
+    );
+  });
+
+  it("install steps make an ES module app that lists every package the snippets import", async () => {
+    const manifest = JSON.parse(await readFile(path.join(app, "package.json"), "utf8")) as {
+      type?: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    expect(manifest.type).toBe("module");
+    const listed = { ...manifest.dependencies, ...manifest.devDependencies };
+    const imported = new Set(snippets.flatMap((s) => importedPackages(s.code)));
+    expect([...imported].filter((name) => !(name in listed))).toEqual([]);
+  });
+});
+
+describe("README snippets, run in the installed app", () => {
+  it.each(snippets.map((s) => [whereIs(s), s] as const))(
+    "%s runs against the emulator",
+    async (_where, snippet) => {
+      const { apiKey, baseUrl, proxyUrl } = emulator.handle;
+      // How README says to run one: `npx tsx example.ts`, with the app's own tsx.
+      const result = await runCommand(
+        path.join(app, "node_modules", ".bin", "tsx"),
+        [fileOf(snippet)],
+        {
+          cwd: app,
+          env: envWithoutService({
+            STUDIO_API_KEY: apiKey,
+            STUDIO_BASE_URL: baseUrl,
+            STUDIO_PROXY_URL: proxyUrl,
+          }),
+          timeoutMs: SNIPPET_TIMEOUT_MS,
+        },
+      );
+      expect(result.code, describeRun(result)).toBe(0);
     },
-    90_000,
+    SNIPPET_TIMEOUT_MS + 30_000,
+  );
+});
+
+describe("README's TypeScript snippets, type-checked in the installed app", () => {
+  it(
+    "pass `tsc --strict` (NodeNext) against the packed declarations",
+    async () => {
+      // The repository's compiler and Node types: a type-checking user brings their own, and the
+      // app's node_modules holds only what README installs.
+      await writeFile(
+        path.join(app, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            lib: ["ES2023"],
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            // The packages' own declarations are checked elsewhere (without-langchain.test.ts);
+            // here only the snippets' use of them, a few seconds of CPU instead of a minute.
+            skipLibCheck: true,
+            typeRoots: [path.join(REPO_ROOT, "node_modules", "@types")],
+            types: ["node"],
+            noEmit: true,
+          },
+          files: snippets.filter((s) => fileOf(s).endsWith(".ts")).map(fileOf),
+        }),
+      );
+      const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+      const result = await runCommand(process.execPath, [tsc, "-p", app], {
+        cwd: app,
+        env: process.env,
+        timeoutMs: TYPECHECK_TIMEOUT_MS,
+      });
+      expect(result.stdout, describeRun(result)).toBe("");
+      expect(result.code, describeRun(result)).toBe(0);
+    },
+    TYPECHECK_TIMEOUT_MS + 30_000,
   );
 });

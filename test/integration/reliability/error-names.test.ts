@@ -1,7 +1,8 @@
 /**
  * `err.name` is the class's own name (`StudioAPIError`, never `_StudioAPIError` or a minified
  * `Dg`) after the package's build and after a user's minifier renames every class: each class
- * sets its name from a string literal (src/errors.ts, `named`), not from `constructor.name`.
+ * sets its name from a string literal (src/errors/studio-error.ts, `named`), not from
+ * `constructor.name`.
  *
  * The built part needs `dist/` (`npm test` builds first; by hand: `npx tsup`).
  */
@@ -63,7 +64,7 @@ function expectOwnNames(module: Record<string, unknown>, expected: string[]): vo
   const classes = errorClasses(module);
   expect(classes.map(([exported]) => exported).sort()).toEqual(expect.arrayContaining(expected));
   for (const [exported, cls] of classes) {
-    // A class declared outside src/errors.ts names itself the same way, in its own body:
+    // A class declared outside src/errors/ names itself the same way, in its own body:
     // `static { this.prototype.name = "TheClassName"; }`.
     expect(nameOf(cls), `${exported} must set its name from a string literal`).toBe(exported);
   }
@@ -72,8 +73,8 @@ function expectOwnNames(module: Record<string, unknown>, expected: string[]): vo
 const ERRORS_TS_CLASSES = Object.keys(sourceErrors).filter((name) => name.endsWith("Error"));
 
 describe("error names survive minification", () => {
-  it("src/errors.ts minified by esbuild (no keepNames): every class, instances built for real", async () => {
-    const module = await minified(path.join(ROOT, "src/errors.ts"), "errors");
+  it("src/errors/ minified by esbuild (no keepNames): every class, instances built for real", async () => {
+    const module = await minified(path.join(ROOT, "src/errors/index.ts"), "errors");
     expect(ERRORS_TS_CLASSES.length).toBeGreaterThanOrEqual(16);
     expectOwnNames(module, ERRORS_TS_CLASSES);
     const { StudioAPIError, StudioValidationError } = module as unknown as typeof sourceErrors;

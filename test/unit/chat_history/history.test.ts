@@ -2,9 +2,9 @@ import { inspect } from "node:util";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
-import { THREAD_KEY } from "../../../src/chat_history/confirmed-writes";
 import { StudioConfigError, StudioNotFoundError, StudioValidationError } from "../../../src/errors";
-import { FakeThreads } from "./fake-client";
+import { THREAD_KEY } from "../../../src/threads/metadata";
+import { FakeThreads } from "../threads/fake-client";
 
 function history(fake: FakeThreads, fields: Record<string, unknown> = {}) {
   return new StudioChatMessageHistory({ client: fake.asClient(), confirmDelayMs: 0, ...fields });

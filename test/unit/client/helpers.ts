@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { StudioClient } from "../../../src/client";
-import type { StudioClientOptions } from "../../../src/client/types";
+import type { StudioClientOptions } from "../../../src/client/options";
 
 export const STUDIO = "http://studio.test";
 export const PROXY = "http://proxy.test";

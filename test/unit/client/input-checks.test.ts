@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { StudioClient } from "../../../src/client";
-import { checkCallOverrides } from "../../../src/client/config";
+import { checkRequestOptions } from "../../../src/client/options";
 import { StudioValidationError } from "../../../src/errors";
 import {
   ASSISTANT,
@@ -124,13 +124,15 @@ describe("ids", () => {
 describe("signal", () => {
   const NOT_SIGNALS: unknown[] = [{}, "abort", 1, { aborted: false }, new AbortController()];
 
-  it("checkCallOverrides refuses anything but an AbortSignal, and takes real ones", () => {
+  it("checkRequestOptions refuses anything but an AbortSignal, and takes real ones", () => {
     for (const signal of NOT_SIGNALS) {
-      expect(() => checkCallOverrides(undefined, undefined, signal)).toThrow(StudioValidationError);
+      expect(() => checkRequestOptions({ signal: signal as AbortSignal })).toThrow(
+        StudioValidationError,
+      );
     }
-    checkCallOverrides(undefined, undefined, new AbortController().signal);
-    checkCallOverrides(undefined, undefined, AbortSignal.timeout(1000));
-    checkCallOverrides(undefined, undefined, undefined);
+    checkRequestOptions({ signal: new AbortController().signal });
+    checkRequestOptions({ signal: AbortSignal.timeout(1000) });
+    checkRequestOptions({ signal: undefined });
   });
 
   it("a call with a signal that is not an AbortSignal is refused naming `signal`, nothing sent", async () => {

@@ -10,7 +10,7 @@ import {
   TextCompletionChunkSchema,
   TextCompletionSchema,
   UsageSchema,
-} from "../../../src/api-types";
+} from "../../../src/client/normalise";
 import { chatChunkReader, ToolCallIndexes } from "../../../src/client/stream";
 import { convertUsage } from "../../../src/converters/usage";
 import { StudioStreamError } from "../../../src/errors";

@@ -1,63 +1,140 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Persister } from "../../../src/emulator/persistence";
-import { DATA_FORMAT, DATA_VERSION, type Snapshot } from "../../../src/emulator/store";
+import { DATA_FORMAT, DATA_VERSION, openStore } from "../../../src/emulator/persistence";
+import { createRng } from "../../../src/emulator/rng";
+import type { NewMessage, NewThread, Store } from "../../../src/emulator/store";
 
 let dir: string;
+let file: string;
+const open: { close(): void }[] = [];
+
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "studio-persister-"));
+  dir = await mkdtemp(join(tmpdir(), "studio-data-file-"));
+  file = join(dir, "data.jsonl");
 });
 afterEach(async () => {
+  for (const dataFile of open.splice(0)) dataFile.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-function snapshotOf(seq: number): Snapshot {
-  return {
-    format: DATA_FORMAT,
-    version: DATA_VERSION,
-    seq,
-    threads: [],
-    messages: [],
-    assistants: [],
-  };
+async function reopen(path = file): Promise<Store> {
+  const { store, dataFile } = await openStore(path, createRng(1));
+  open.push(dataFile);
+  return store;
 }
 
-describe("Persister", () => {
-  it("coalesces a burst of changes into few writes, and flush writes the latest state", async () => {
-    const file = join(dir, "data.json");
-    let seq = 0;
-    let snapshots = 0;
-    const persister = new Persister(file, () => {
-      snapshots += 1;
-      return snapshotOf(seq);
+const thread = (title: string): NewThread => ({ metadata: {}, title, toolResources: {} });
+const message = (text: string): NewMessage => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  attachments: [],
+  assistantId: null,
+  runId: null,
+  metadata: {},
+});
+
+async function lines(): Promise<string[]> {
+  return (await readFile(file, "utf8")).split("\n").filter((line) => line !== "");
+}
+
+describe("data file", () => {
+  it("appends one line per change after the snapshot line", async () => {
+    const store = await reopen();
+    const t = store.createThread(thread("a"), [message("one")]);
+    store.addMessage(t.id, message("two"));
+    store.deleteThread(t.id);
+    const written = await lines();
+    expect(JSON.parse(written[0]!)).toMatchObject({
+      format: DATA_FORMAT,
+      version: DATA_VERSION,
+      threads: [],
     });
-    for (let i = 0; i < 500; i++) {
-      seq = i;
-      persister.markDirty();
+    expect(written.slice(1).map((line) => JSON.parse(line).op)).toEqual([
+      "createThread",
+      "addMessage",
+      "deleteThread",
+    ]);
+  });
+
+  it("compacts the log into one snapshot line once it outgrows the snapshot, same state", async () => {
+    const store = await reopen();
+    const kept = store.createThread(thread("kept"), []);
+    for (let i = 0; i < 1_100; i++) {
+      const t = store.createThread(thread(`t${i}`), [message(`m${i}`)]);
+      if (i % 2 === 0) store.deleteThread(t.id);
     }
-    await persister.flush();
-    expect(snapshots).toBeLessThanOrEqual(2);
-    expect(JSON.parse(await readFile(file, "utf8")).seq).toBe(499);
-    expect(await readdir(dir)).toEqual(["data.json"]);
+    store.addMessage(kept.id, message("last"));
+    // Far fewer lines than the 1,651 changes made: the log was folded into a snapshot on the way.
+    expect((await lines()).length).toBeLessThan(1_000);
+    expect(await readdir(dir)).toEqual(["data.jsonl"]);
+
+    const back = await reopen();
+    expect(back.snapshot()).toEqual(store.snapshot());
+    expect(back.threads.size).toBe(551);
   });
 
-  it("rejects flush when the file cannot be written, and reports the failure", async () => {
-    const errors: unknown[] = [];
-    const persister = new Persister(
-      join(dir, "missing-dir", "data.json"),
-      () => snapshotOf(1),
-      (e) => errors.push(e),
+  it("drops a last line cut short by a crash, keeps every change before it, and repairs the file", async () => {
+    const store = await reopen();
+    const first = store.createThread(thread("first"), []);
+    const second = store.createThread(thread("second"), [message("kept")]);
+    open.pop()?.close();
+    await appendFile(file, '{"op":"createThread","thread":{"id":"thread_0000');
+
+    const back = await reopen();
+    expect(back.threads.all().map((t) => t.id)).toEqual([first.id, second.id]);
+    expect(
+      back
+        .messages(second.id)
+        ?.all()
+        .map((m) => m.content[0]?.text),
+    ).toEqual(["kept"]);
+    // The next change rewrites the file first, so it does not land after the cut line.
+    const third = back.createThread(thread("third"), []);
+    const again = await reopen();
+    expect(again.threads.all().map((t) => t.id)).toEqual([first.id, second.id, third.id]);
+  });
+
+  it("refuses a damaged line that is not the last one, naming it", async () => {
+    const store = await reopen();
+    store.createThread(thread("a"), []);
+    store.createThread(thread("b"), []);
+    const written = await lines();
+    await writeFile(file, `${[written[0], "{oops", written[2]].join("\n")}\n`);
+    await expect(reopen()).rejects.toThrow(/not valid JSON at line 2/);
+    await writeFile(file, `${[written[0], '{"op":"deleteThread"}', written[2]].join("\n")}\n`);
+    await expect(reopen()).rejects.toThrow(/not emulator data at line 2, id/);
+  });
+
+  it("reads a version 1 file (one snapshot, no newline) and rewrites it before appending", async () => {
+    const id = "thread_0000000007abcdefghijkl";
+    await writeFile(
+      file,
+      JSON.stringify({
+        format: DATA_FORMAT,
+        version: 1,
+        seq: 7,
+        threads: [{ id, object: "thread", createdAt: "2024-01-01T00:00:00.000Z", metadata: {} }],
+        messages: [],
+        assistants: [],
+      }),
     );
-    persister.markDirty();
-    await expect(persister.flush()).rejects.toThrow(/ENOENT/);
-    expect(errors.length).toBeGreaterThan(0);
+    const store = await reopen();
+    expect(store.threads.get(id)).toBeDefined();
+    const newer = store.createThread(thread("newer"), []);
+    expect(newer.id > id).toBe(true);
+    expect(JSON.parse((await lines())[0]!).version).toBe(DATA_VERSION);
+    expect((await reopen()).threads.all().map((t) => t.id)).toEqual([id, newer.id]);
   });
 
-  it("flush with nothing pending does not write", async () => {
-    const file = join(dir, "never.json");
-    await new Persister(file, () => snapshotOf(1)).flush();
-    expect(await readdir(dir)).toEqual([]);
+  it("a change the file cannot take is refused and not applied", async () => {
+    const nested = join(dir, "gone", "data.jsonl");
+    const store = await reopen(nested);
+    await rm(join(dir, "gone"), { recursive: true });
+    expect(() => store.createThread(thread("lost"), [])).toThrow(
+      /could not be written .*the change was not stored/,
+    );
+    expect(store.threads.size).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import type {
   TextCompletionRequest,
 } from "../../../src/api-types";
 import { StudioClient } from "../../../src/client";
-import type { RequestOptions } from "../../../src/client/types";
+import type { RequestOptions } from "../../../src/client/options";
 import { StudioStreamError, StudioValidationError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
 

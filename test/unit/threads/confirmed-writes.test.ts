@@ -1,14 +1,5 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import {
-  appendConfirmed,
-  completeBatch,
-  createThreadConfirmed,
-  isAmbiguousWriteFailure,
-  PartialWrite,
-  THREAD_KEY,
-  threadHasMessage,
-} from "../../../src/chat_history/confirmed-writes";
 import { encodeMessages } from "../../../src/converters/thread-messages";
 import {
   StudioAPIError,
@@ -16,6 +7,15 @@ import {
   StudioTimeoutError,
   StudioValidationError,
 } from "../../../src/errors";
+import {
+  appendConfirmed,
+  completeBatch,
+  createThreadConfirmed,
+  isAmbiguousWriteFailure,
+  PartialWrite,
+  threadHasMessage,
+} from "../../../src/threads/confirmed-writes";
+import { THREAD_KEY } from "../../../src/threads/metadata";
 import { FakeThreads } from "./fake-client";
 
 const policy = { maxAttempts: 3, confirmDelayMs: 0 };
@@ -41,6 +41,17 @@ async function threadWith(fake: FakeThreads, ...texts: string[]): Promise<string
   });
   fake.calls = [];
   return thread.id;
+}
+
+/** What `appendConfirmed` throws for `messages` (without an anchor). */
+function appendFailure(
+  fake: FakeThreads,
+  threadId: string,
+  messages: ReturnType<typeof batch>,
+): Promise<unknown> {
+  return appendConfirmed(fake.asClient(), policy, threadId, messages, undefined).catch(
+    (e: unknown) => e,
+  );
 }
 
 describe("isAmbiguousWriteFailure", () => {
@@ -96,13 +107,7 @@ describe("appendConfirmed", () => {
     const fake = new FakeThreads();
     const threadId = await threadWith(fake);
     fake.messageSteps = ["ok", { before: reset() }, { before: reset() }, { before: reset() }];
-    const error = await appendConfirmed(
-      fake.asClient(),
-      policy,
-      threadId,
-      batch("a", "b", "c"),
-      undefined,
-    ).catch((e: unknown) => e);
+    const error = await appendFailure(fake, threadId, batch("a", "b", "c"));
     expect(error).toBeInstanceOf(PartialWrite);
     const e = error as PartialWrite;
     expect([e.at, e.state, e.attempts, e.threadId]).toEqual([1, "notStored", 3, threadId]);
@@ -115,13 +120,7 @@ describe("appendConfirmed", () => {
     const fake = new FakeThreads();
     const threadId = await threadWith(fake);
     fake.messageSteps = [{ before: status(400) }];
-    const error = await appendConfirmed(
-      fake.asClient(),
-      policy,
-      threadId,
-      batch("a"),
-      undefined,
-    ).catch((e: unknown) => e);
+    const error = await appendFailure(fake, threadId, batch("a"));
     expect(error).toMatchObject({ at: 0, state: "notStored", cause: { status: 400 } });
     expect(fake.calls).toEqual(["createMessage"]);
   });
@@ -132,13 +131,7 @@ describe("appendConfirmed", () => {
     fake.messageSteps = [{ after: reset() }];
     const readFailure = status(502);
     fake.listFailures = [readFailure];
-    const error = await appendConfirmed(
-      fake.asClient(),
-      policy,
-      threadId,
-      batch("a"),
-      undefined,
-    ).catch((e: unknown) => e);
+    const error = await appendFailure(fake, threadId, batch("a"));
     expect(error).toMatchObject({ at: 0, state: "unknown", threadId });
     expect((error as Error).cause).toBe(readFailure);
   });
@@ -160,13 +153,7 @@ describe("after a timeout (issue 13.4)", () => {
     const fake = new FakeThreads();
     const threadId = await threadWith(fake);
     fake.messageSteps = [{ before: timeout() }, { before: timeout() }, { before: timeout() }];
-    const error = await appendConfirmed(
-      fake.asClient(),
-      policy,
-      threadId,
-      batch("a", "b"),
-      undefined,
-    ).catch((e: unknown) => e);
+    const error = await appendFailure(fake, threadId, batch("a", "b"));
     expect(error).toBeInstanceOf(PartialWrite);
     expect((error as PartialWrite).states(2)).toEqual(["unknown", "notStored"]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { StudioWriteNotConfirmedError } from "../../../src/chat_history/errors";
 import { StudioTimeoutError } from "../../../src/errors";
+import { StudioWriteNotConfirmedError } from "../../../src/threads/errors";
 
 describe("StudioWriteNotConfirmedError", () => {
   it("says which messages are stored, not stored and unknown, in which thread, and why", () => {

@@ -1,5 +1,5 @@
 /**
- * client/redact.ts: no piece of a registered key (12 characters or more) survives in any form a
+ * errors/redact.ts: no piece of a registered key (12 characters or more) survives in any form a
  * server may echo it: raw, JSON-escaped, percent-encoded, as HTML character references, nested,
  * or cut short. And the error classes use it for every field, cause and view.
  */
@@ -10,7 +10,6 @@ import {
   excerpt,
   parseErrorBody,
 } from "../../../src/client/errors-from-response";
-import { REDACTED, redactCause, redactDeep, redactText } from "../../../src/client/redact";
 import type { ResponseHead } from "../../../src/client/transport";
 import {
   registerSecret,
@@ -20,6 +19,7 @@ import {
   StudioResponseError,
   StudioStreamError,
 } from "../../../src/errors";
+import { REDACTED, redactCause, redactDeep, redactText } from "../../../src/errors/redact";
 
 // `/` and `+` make the JSON (`\/`) and URL (`%2F`, `%2B`) forms differ from the raw one.
 const KEY = "sk-redact/UNIT+9f3c2a7e41b8d05c";

@@ -1,6 +1,7 @@
 /**
  * An in-memory stand-in for the StudioClient thread calls, with scripted failures, so each
- * reliability path of the history is exercised exactly (the emulator's faults are random).
+ * reliability path of the thread writes and the history is exercised exactly (the emulator's
+ * faults are random).
  */
 import type {
   CreateMessageRequest,

@@ -6,11 +6,14 @@ import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type { Model } from "../api-types";
 import type { StudioClient } from "../client";
 
-/** One read of the listing per client, shared by every model built on it. */
-const listings = new WeakMap<StudioClient, Promise<ReadonlyMap<string, Model>>>();
+/** What reading the listing takes of a client (tests hand in a fake). */
+type ModelListing = Pick<StudioClient, "iteratePublicModels">;
+
+/** One read of the listing per client, shared by every model and agent built on it. */
+const listings = new WeakMap<ModelListing, Promise<ReadonlyMap<string, Model>>>();
 
 /** The public models by uri, read once per client; a failed read is not kept, so it can be retried. */
-export function publicModels(client: StudioClient): Promise<ReadonlyMap<string, Model>> {
+export function publicModels(client: ModelListing): Promise<ReadonlyMap<string, Model>> {
   let listing = listings.get(client);
   if (listing === undefined) {
     listing = readListing(client);
@@ -20,7 +23,7 @@ export function publicModels(client: StudioClient): Promise<ReadonlyMap<string, 
   return listing;
 }
 
-async function readListing(client: StudioClient): Promise<ReadonlyMap<string, Model>> {
+async function readListing(client: ModelListing): Promise<ReadonlyMap<string, Model>> {
   const byUri = new Map<string, Model>();
   for await (const model of client.iteratePublicModels({ limit: 100 })) byUri.set(model.uri, model);
   return byUri;

@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CreateThreadRequest, Thread } from "../../../src/api-types";
-import { StudioWriteNotConfirmedError } from "../../../src/chat_history/errors";
+import { StudioAPIError } from "../../../src/errors";
+import { StudioWriteNotConfirmedError } from "../../../src/threads/errors";
 import {
   createSessionThread,
   findSessionThread,
   forgetSessionThread,
-} from "../../../src/chat_history/session-threads";
-import { StudioAPIError } from "../../../src/errors";
+} from "../../../src/threads/session-threads";
 import { FakeThreads } from "./fake-client";
 
 const policy = { maxAttempts: 2, confirmDelayMs: 0 };

@@ -1,4 +1,4 @@
-import { named, StudioError } from "../errors";
+import { named, StudioError, StudioNotFoundError } from "../errors";
 
 /** Where each message of a write call stands, by its index in the call's `messages`. */
 export interface WriteOutcome {
@@ -75,8 +75,10 @@ export class StudioWriteNotConfirmedError extends StudioError {
       init.threadId === undefined
         ? "The thread's creation could not be confirmed, so its id is unknown."
         : `Thread ${init.threadId}.`;
-    const retry =
-      init.unknown.length + init.notStored.length > 0
+    const gone = init.threadId !== undefined && init.cause instanceof StudioNotFoundError;
+    const retry = gone
+      ? ` Thread ${init.threadId} no longer exists (it was deleted, perhaps by another process): what it held went with it, and writing to it again cannot succeed. Write to another thread (a new history, or one with a sessionId, which looks its session up again).`
+      : init.unknown.length + init.notStored.length > 0
         ? " Call addMessages again on this history with the same message objects to store only what is missing, or getMessages() to see what the thread holds."
         : "";
     super(

@@ -12,26 +12,24 @@
  * After a timeout the request may still be running on the server, so read-backs then get four
  * times the timed-out call's time, and an "absent" answer is checked once more when that long has
  * passed since the failure, before anything is sent again. A message still absent after the last
- * attempt is reported as unknown, not as not stored. Only an idempotency key on the service could close the window
- * entirely; `getMessages()` hides a duplicate that lands that late (it never returns a client id
- * twice).
+ * attempt is reported as unknown, not as not stored. Only an idempotency key on the service could
+ * close the window entirely; `getMessages()` hides a duplicate that lands that late (it never
+ * returns a client id twice).
  */
 import type { CreateThreadRequest, Thread } from "../api-types";
 import type { StudioClient } from "../client";
-import type { RequestOptions } from "../client/types";
+import type { RequestOptions } from "../client/options";
+import { sleep } from "../client/retry";
 import { type EncodedMessage, threadMessageClientId } from "../converters/thread-messages";
-import { StudioAPIError, StudioConnectionError, StudioTimeoutError } from "../errors";
+import {
+  StudioAPIError,
+  StudioConnectionError,
+  StudioNotFoundError,
+  StudioTimeoutError,
+} from "../errors";
+import { pauseBeforeRetry, type WritePolicy } from "./backoff";
 import { StudioWriteNotConfirmedError, type WriteOutcome } from "./errors";
-
-/** Thread metadata key holding the client-made key of a thread created by the history. */
-export const THREAD_KEY = "lc_thread_key";
-
-export interface WritePolicy {
-  /** Attempts per message and per thread creation, the first one included. */
-  maxAttempts: number;
-  /** Pause before reading the thread back after an ambiguous failure; doubles per attempt. */
-  confirmDelayMs: number;
-}
+import { THREAD_KEY } from "./metadata";
 
 /** How far back a check looks when it has no earlier message of ours to stop at. */
 const MAX_SCAN = 500;
@@ -102,6 +100,15 @@ export class PartialWrite extends Error {
   }
 }
 
+/** A write that stopped because its thread no longer exists (deleted, perhaps elsewhere). */
+export function isThreadGone(error: unknown): error is PartialWrite & { threadId: string } {
+  return (
+    error instanceof PartialWrite &&
+    error.threadId !== undefined &&
+    error.cause instanceof StudioNotFoundError
+  );
+}
+
 /**
  * Whether a failed write may nevertheless have been applied, or failed transiently (5xx, 408,
  * 409), so that reading back and writing again is the way forward. A connection refused before
@@ -117,14 +124,6 @@ export function isAmbiguousWriteFailure(error: unknown): boolean {
   return false;
 }
 
-function delay(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
-}
-
-function pause(policy: WritePolicy, attempt: number): Promise<void> {
-  return delay(Math.min(policy.confirmDelayMs * 2 ** (attempt - 1), 10_000));
-}
-
 /**
  * Waits, then asks `check` whether the failed write is there. After a timeout the write may still
  * be in flight: the reads get a longer time limit, and an "absent" is checked once more when the
@@ -138,12 +137,12 @@ async function settle(
   check: (options: RequestOptions | undefined) => Promise<boolean>,
 ): Promise<boolean> {
   const failedAt = Date.now();
-  await pause(policy, attempt);
+  await pauseBeforeRetry(policy, attempt);
   if (!(failure instanceof StudioTimeoutError)) return check(undefined);
   const window = failure.timeoutMs * SETTLE_FACTOR;
   const options = { timeout: window };
   if (await check(options)) return true;
-  await delay(window - (Date.now() - failedAt));
+  await sleep(window - (Date.now() - failedAt), undefined);
   return check(options);
 }
 
@@ -192,6 +191,41 @@ export async function threadHasMessage(
 }
 
 /**
+ * Writes once, and after an ambiguous failure settles it: waits, asks `landed` whether the write
+ * is there, and writes again only when it is not, up to `policy.maxAttempts` writes. Resolves to
+ * true when the write was found after a failure. `stop` builds the error for a write that cannot
+ * go on: "notStored" when it is known absent, "unknown" when it may be there.
+ */
+async function writeSettled(
+  policy: WritePolicy,
+  write: () => Promise<void>,
+  landed: (options: RequestOptions | undefined) => Promise<boolean>,
+  stop: (state: "notStored" | "unknown", attempts: number, cause: unknown) => PartialWrite,
+): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    let failure: unknown;
+    try {
+      await write();
+      return false;
+    } catch (error) {
+      if (!isAmbiguousWriteFailure(error)) throw stop("notStored", attempt, error);
+      failure = error;
+    }
+    let found: boolean;
+    try {
+      found = await settle(policy, attempt, failure, landed);
+    } catch (readError) {
+      throw stop("unknown", attempt, readError);
+    }
+    if (found) return true;
+    if (attempt >= policy.maxAttempts) {
+      // Absent after a timeout may still land: only other failures are known to have failed.
+      throw stop(failure instanceof StudioTimeoutError ? "unknown" : "notStored", attempt, failure);
+    }
+  }
+}
+
+/**
  * Appends `batch` in order, each message settled before the next is sent. On the happy path this
  * is exactly one call per message and no reads.
  * @throws PartialWrite (positions in `batch`) when a message fails or cannot be settled.
@@ -204,56 +238,17 @@ export async function appendConfirmed(
   anchor: string | undefined,
 ): Promise<void> {
   let previous = anchor;
-  for (let index = 0; index < batch.length; index++) {
-    const message = batch[index]!;
+  for (const [index, message] of batch.entries()) {
     const what = `store message ${index + 1} of ${batch.length} in thread ${threadId}`;
-    for (let attempt = 1; ; attempt++) {
-      let failure: unknown;
-      try {
+    await writeSettled(
+      policy,
+      async () => {
         await client.createMessage(threadId, message.input);
-        break;
-      } catch (error) {
-        if (!isAmbiguousWriteFailure(error)) {
-          throw new PartialWrite({
-            at: index,
-            state: "notStored",
-            attempts: attempt,
-            what,
-            cause: error,
-            threadId,
-          });
-        }
-        failure = error;
-      }
-      let stored: boolean;
-      try {
-        stored = await settle(policy, attempt, failure, (options) =>
-          threadHasMessage(client, threadId, message.clientId, previous, options),
-        );
-      } catch (readError) {
-        throw new PartialWrite({
-          at: index,
-          state: "unknown",
-          attempts: attempt,
-          what,
-          cause: readError,
-          threadId,
-        });
-      }
-      if (stored) break;
-      if (attempt >= policy.maxAttempts) {
-        // Absent after a timeout may still land: only other failures are known to have failed.
-        const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
-        throw new PartialWrite({
-          at: index,
-          state,
-          attempts: attempt,
-          what,
-          cause: failure,
-          threadId,
-        });
-      }
-    }
+      },
+      (options) => threadHasMessage(client, threadId, message.clientId, previous, options),
+      (state, attempts, cause) =>
+        new PartialWrite({ at: index, state, attempts, what, cause, threadId }),
+    );
     previous = message.clientId;
   }
 }
@@ -298,56 +293,29 @@ export async function createThreadConfirmed(
 ): Promise<CreatedThread> {
   const key = body.metadata[THREAD_KEY];
   if (key === undefined) throw new Error(`createThreadConfirmed needs metadata.${THREAD_KEY}`);
-  const what = "create the thread";
-  for (let attempt = 1; ; attempt++) {
-    let failure: unknown;
-    try {
-      return { thread: await client.createThread(body), foundAfterFailure: false };
-    } catch (error) {
-      if (!isAmbiguousWriteFailure(error)) {
-        throw new PartialWrite({
-          at: 0,
-          state: "notStored",
-          later: "notStored",
-          attempts: attempt,
-          what,
-          cause: error,
-          threadId: undefined,
-        });
-      }
-      failure = error;
-    }
-    let found: Thread | undefined;
-    try {
-      await settle(policy, attempt, failure, async (options) => {
-        found = (await findThreadsByKey(client, key, body.datasetId, options))[0];
-        return found !== undefined;
-      });
-    } catch (readError) {
-      throw new PartialWrite({
-        at: 0,
-        state: "unknown",
-        later: "unknown",
-        attempts: attempt,
-        what,
-        cause: readError,
-        threadId: undefined,
-      });
-    }
-    if (found) return { thread: found, foundAfterFailure: true };
-    if (attempt >= policy.maxAttempts) {
-      const state = failure instanceof StudioTimeoutError ? "unknown" : "notStored";
-      throw new PartialWrite({
+  let thread: Thread | undefined;
+  const foundAfterFailure = await writeSettled(
+    policy,
+    async () => {
+      thread = await client.createThread(body);
+    },
+    async (options) => {
+      thread = (await findThreadsByKey(client, key, body.datasetId, options))[0];
+      return thread !== undefined;
+    },
+    // The create carries all the messages: they share the thread's fate.
+    (state, attempts, cause) =>
+      new PartialWrite({
         at: 0,
         state,
         later: state,
-        attempts: attempt,
-        what,
-        cause: failure,
+        attempts,
+        what: "create the thread",
+        cause,
         threadId: undefined,
-      });
-    }
-  }
+      }),
+  );
+  return { thread: thread!, foundAfterFailure };
 }
 
 /**
@@ -402,9 +370,15 @@ export function notConfirmedError(
   alreadyStored: readonly number[] = [],
 ): StudioWriteNotConfirmedError {
   const outcome: WriteOutcome = { stored: [...alreadyStored], notStored: [], unknown: [] };
-  partial.states(positions.length).forEach((state, i) => {
-    outcome[state].push(positions[i]!);
-  });
+  if (isThreadGone(partial)) {
+    // Whatever the thread held, of this call or of earlier ones, went with it.
+    outcome.stored = [];
+    outcome.notStored = Array.from({ length: total }, (_, i) => i);
+  } else {
+    partial.states(positions.length).forEach((state, i) => {
+      outcome[state].push(positions[i]!);
+    });
+  }
   return new StudioWriteNotConfirmedError({
     ...outcome,
     threadId: partial.threadId,

@@ -1,0 +1,224 @@
+/**
+ * The client options, written once: the schema below checks them, and everything else is derived
+ * from it, the `StudioClientOptions` type, the list every class picks them from its fields with,
+ * the per-call `RequestOptions` and their checks. An option added to the schema reaches all of
+ * them, and fails to compile until `SERIALIZED` says whether a model's `toJSON()` keeps it
+ * (test/unit/client/options.test.ts compiles this file with an option added, to prove it).
+ *
+ * Every rule is the same for an option given to the client and for its per-call override: a
+ * timeout of 1.5 ms is accepted in both places (timers take fractions of a millisecond).
+ */
+import type { Dispatcher } from "undici";
+import * as z from "zod/v4/mini";
+import { StudioValidationError } from "../errors";
+import { useEnglishMessages } from "../zod-locale";
+import { HEADER_VALUE, HEADER_VALUE_ERROR, headersProblem } from "./headers";
+
+useEnglishMessages();
+
+/** A WHATWG `fetch` (the global one, or any compatible implementation). */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** Node's timers overflow above this and fire after 1 ms instead, so larger values are refused. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+const timeoutSchema = z
+  .number({ error: "must be a number" })
+  .check(
+    z.positive({ error: `must be a number of ms in (0, ${MAX_TIMER_MS}]` }),
+    z.lte(MAX_TIMER_MS, { error: `must be a number of ms in (0, ${MAX_TIMER_MS}]` }),
+  );
+
+const maxRetriesSchema = z
+  .number({ error: "must be a number" })
+  .check(
+    z.int({ error: "must be an integer >= 0" }),
+    z.gte(0, { error: "must be an integer >= 0" }),
+  );
+
+const positiveIntegerSchema = (error: string) =>
+  z.number({ error: "must be a number" }).check(z.int({ error }), z.gte(1, { error }));
+
+const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
+  const parsed = URL.canParse(ctx.value) ? new URL(ctx.value) : undefined;
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: "must be an http(s) URL such as https://studio.example.com",
+    });
+  } else if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: "must not contain a query, a fragment or credentials",
+    });
+  }
+});
+
+// Header values are checked before sending: anything else fails inside the transport instead,
+// undici as a "connection" error that is retried and blames the network, fetch with the value (the
+// key) in its message.
+
+const headerValueSchema = z
+  .string({ error: "must be a string" })
+  .check(z.regex(HEADER_VALUE, { error: HEADER_VALUE_ERROR }));
+
+const headersSchema = z.custom<Record<string, string>>().check((ctx) => {
+  const problem = headersProblem(ctx.value);
+  if (problem !== undefined)
+    ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
+
+/**
+ * `instanceof AbortSignal` fails for a signal from another realm or polyfill, so the check is on
+ * what the client uses: `aborted`, `reason` and the listener methods.
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  if (typeof AbortSignal !== "undefined" && value instanceof AbortSignal) return true;
+  const candidate = value as Partial<AbortSignal> | null;
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function"
+  );
+}
+
+// `fetch` and `dispatcher` are live objects: their schemas only check the one method the client
+// calls, so a wrong value fails at construction instead of at the first request.
+const clientOptionsSchema = z.object({
+  /** API key. Env: `STUDIO_API_KEY`. Needed by every call except listing public models. */
+  apiKey: z.optional(headerValueSchema),
+  /** Organization id, sent as `X-Org-Id` on completions when set. Env: `STUDIO_ORG_ID`. */
+  orgId: z.optional(headerValueSchema),
+  /** Studio address (threads, assistants, models, datasets). Env: `STUDIO_BASE_URL`. */
+  baseUrl: z.optional(addressSchema),
+  /** Inference address (chat and text completions). Env: `STUDIO_PROXY_URL`. */
+  proxyUrl: z.optional(addressSchema),
+  /** Overall request timeout in ms (default 60000). */
+  timeout: z.optional(timeoutSchema),
+  /** Longest wait between two complete stream events in ms (default: `timeout`). */
+  streamIdleTimeout: z.optional(timeoutSchema),
+  /**
+   * Longest a whole stream may take, in ms, retries included: the last guard against a server that
+   * never ends (default 600000, 10 minutes, or `timeout` when that is longer).
+   */
+  streamTimeout: z.optional(timeoutSchema),
+  /** Retries after the first attempt on retryable failures (default 2). */
+  maxRetries: z.optional(maxRetriesSchema),
+  /** Headers added to every request (never overriding the auth headers). */
+  defaultHeaders: z.optional(headersSchema),
+  /**
+   * Sockets per origin in the client's own keep-alive pool, on Node (default 64; ignored with
+   * `dispatcher` or `fetch`).
+   */
+  connections: z.optional(positiveIntegerSchema("must be an integer >= 1")),
+  /** An undici Dispatcher (Pool, Agent, MockAgent...), passed to fetch; its owner closes it. */
+  dispatcher: z.optional(
+    z.custom<Dispatcher>((v) => typeof (v as { dispatch?: unknown })?.dispatch === "function", {
+      error: "must be an undici Dispatcher (Agent, Pool, Client, MockAgent...)",
+    }),
+  ),
+  /**
+   * A WHATWG fetch every request goes through. Default: undici's fetch on Node (loaded on the
+   * first call), the runtime's own fetch elsewhere.
+   */
+  fetch: z.optional(
+    z.custom<FetchLike>((v) => typeof v === "function", { error: "must be a fetch function" }),
+  ),
+  /** Largest response body accepted, in bytes (default 32 MiB); larger is a clear error. */
+  maxResponseBytes: z.optional(positiveIntegerSchema("must be a positive integer")),
+});
+
+const requestOptionsSchema = z.object({
+  /** Aborts the call, and the stream it is reading. */
+  signal: z.optional(
+    z.custom<AbortSignal>(isAbortSignal, {
+      error: "must be an AbortSignal (for example AbortSignal.timeout(ms) or controller.signal)",
+    }),
+  ),
+  /** Overrides the client's timeout for this call. */
+  timeout: clientOptionsSchema.shape.timeout,
+  /** Overrides the client's maxRetries for this call. */
+  maxRetries: clientOptionsSchema.shape.maxRetries,
+  /** Extra headers for this call (never overriding the auth headers). */
+  headers: clientOptionsSchema.shape.defaultHeaders,
+});
+
+/** How to reach and talk to the service: given to `StudioClient`, or to any class beside `client`. */
+export interface StudioClientOptions extends z.input<typeof clientOptionsSchema> {}
+
+/** Per-call options accepted by every client method. */
+export interface RequestOptions extends z.input<typeof requestOptionsSchema> {}
+
+export type ClientOptionName = keyof StudioClientOptions;
+
+/**
+ * Whether each option goes into a model's `toJSON()`. Live objects (`fetch`, `dispatcher`) cannot;
+ * `defaultHeaders` may carry credentials; `apiKey` is written back by core as a secret reference,
+ * so a serialized model never holds the key.
+ */
+const SERIALIZED: Record<ClientOptionName, boolean> = {
+  apiKey: false,
+  orgId: true,
+  baseUrl: true,
+  proxyUrl: true,
+  timeout: true,
+  streamIdleTimeout: true,
+  streamTimeout: true,
+  maxRetries: true,
+  defaultHeaders: false,
+  connections: true,
+  dispatcher: false,
+  fetch: false,
+  maxResponseBytes: true,
+};
+
+/** Every client option, in the schema's order. */
+export const CLIENT_OPTION_NAMES = Object.freeze(
+  Object.keys(clientOptionsSchema.shape) as ClientOptionName[],
+);
+
+/** The client options a model's `toJSON()` keeps. */
+export const SERIALIZABLE_CLIENT_OPTION_NAMES = Object.freeze(
+  CLIENT_OPTION_NAMES.filter((name) => SERIALIZED[name]),
+);
+
+/** The client options among `fields`, only those that are set. */
+export function pickClientOptions(fields: StudioClientOptions): StudioClientOptions {
+  const options: Record<string, unknown> = {};
+  for (const name of CLIENT_OPTION_NAMES) {
+    if (fields[name] !== undefined) options[name] = fields[name];
+  }
+  return options as StudioClientOptions;
+}
+
+/**
+ * The options checked, or a `StudioValidationError` naming the first bad one (`suffix` is added to
+ * its message, to say where the value came from).
+ */
+export function parseClientOptions(
+  options: unknown,
+  suffix: (option: string) => string,
+): z.output<typeof clientOptionsSchema> {
+  return parseOrThrow(clientOptionsSchema, options, suffix);
+}
+
+/** Throws the `StudioValidationError` naming the first bad per-call option, before anything is sent. */
+export function checkRequestOptions(options: RequestOptions): void {
+  parseOrThrow(requestOptionsSchema, options, () => "");
+}
+
+function parseOrThrow<T>(
+  schema: z.ZodMiniType<T>,
+  value: unknown,
+  suffix: (option: string) => string,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const option = String(issue?.path[0] ?? "options");
+  throw new StudioValidationError(option, `${issue?.message ?? "is invalid"}${suffix(option)}`);
+}

@@ -1,0 +1,95 @@
+/**
+ * How channel values are kept by version (pure functions; the saver and the log apply them).
+ *
+ * Versions: a counter LangGraph compares, plus a random part, so that two branches (a replay, a
+ * fork, two processes on one thread) never give two values the same version. With plain counters
+ * a new branch's value lands on a version the old branch already stored, and the first value
+ * stored for a version is the one read back (LangGraph's Python savers add the random part too).
+ *
+ * Values: a JSON list whose new value is its old value plus items at the end (an agent's
+ * `messages`) is stored as the appended items and the version it extends. A whole copy is stored
+ * again when the appended parts since the last whole copy outgrow it, so whole copies grow
+ * geometrically and the bytes written stay linear in the value's size; and when the last whole copy
+ * is further back than a bounded newest-first read reaches (`READ_WINDOW`), so that a process new
+ * to the thread finds every value it needs in the thread's newest messages.
+ */
+import type { Version } from "./records";
+
+/** Where a message is in a thread, as one process counts: messages and characters before it. */
+export interface Place {
+  position: number;
+  offset: number;
+}
+
+/**
+ * How far back a value's whole copy may be: a read of the thread's newest messages, 100 per
+ * call, finds it within 3 calls, and reads no more characters than the checkpoint holds (or 64 KiB
+ * for small checkpoints, so that they are not copied at every step).
+ */
+export const READ_WINDOW = { messages: 280, minChars: 65_536 } as const;
+
+const COUNTER_DIGITS = 16;
+const RANDOM_HEX_DIGITS = 12;
+
+/** The version after `current`: its counter plus one, with a random part of its own. */
+export function nextVersion(current: Version | undefined): string {
+  const counter =
+    typeof current === "number" ? current : Number.parseInt(String(current ?? "0"), 10);
+  const next = (Number.isFinite(counter) ? Math.floor(counter) : 0) + 1;
+  const random = new Uint8Array(RANDOM_HEX_DIGITS / 2);
+  crypto.getRandomValues(random);
+  const hex = Array.from(random, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${String(next).padStart(COUNTER_DIGITS, "0")}.${hex}`;
+}
+
+/**
+ * The items that `next` appends to `base`, as JSON list text, when `next` is `base` with items
+ * added at the end (both JSON list texts as `JSON.stringify` writes them); undefined otherwise.
+ * Comparing text is exact: JSON reads left to right, so a shared prefix ending where `base`'s last
+ * item ends holds the same items.
+ */
+export function appendedItems(base: string, next: string): string | undefined {
+  if (base.length <= 2 || base[0] !== "[" || base[base.length - 1] !== "]") return undefined;
+  if (next.length <= base.length || next[base.length - 1] !== ",") return undefined;
+  if (!next.startsWith(base.slice(0, -1))) return undefined;
+  return `[${next.slice(base.length)}`;
+}
+
+/** `base` (JSON list text) with the items of each of `appended` (JSON list texts) added, in order. */
+export function withItems(base: string, appended: readonly string[]): string {
+  if (appended.length === 0) return base;
+  return `${base.slice(0, -1)},${appended.map((items) => items.slice(1, -1)).join(",")}]`;
+}
+
+/** What a value's version chain costs to read: its whole copy and the appended parts since. */
+export interface ChainCost {
+  /** Where the whole copy is. */
+  root: Place;
+  rootChars: number;
+  /** Characters of the appended parts stored since the whole copy. */
+  sinceRootChars: number;
+}
+
+/** Whether a value whose whole copy is at `root` is within the bounded read from `now`. */
+export function withinReadWindow(root: Place, now: Place, checkpointChars: number): boolean {
+  return (
+    now.position - root.position < READ_WINDOW.messages &&
+    now.offset - root.offset < Math.max(READ_WINDOW.minChars, checkpointChars)
+  );
+}
+
+/**
+ * Whether the next value may be stored as `appendedChars` of appended items on top of `chain`:
+ * the parts since the whole copy stay no larger than it, and the whole copy stays within reach.
+ */
+export function mayAppend(
+  chain: ChainCost,
+  appendedChars: number,
+  now: Place,
+  checkpointChars: number,
+): boolean {
+  return (
+    chain.sinceRootChars + appendedChars <= chain.rootChars &&
+    withinReadWindow(chain.root, now, checkpointChars)
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * Sessions filed under datasets of their own, so that a fresh process finds a session, or proves
+ * it new, in one or two calls however many threads the account holds.
+ *
+ * The service filters threads by `datasetId` and by nothing else. So the thread created for a
+ * session carries `datasetId: "lc-<kind>-<32 hex of SHA-256(kind NUL sessionId)>"`, and listing
+ * that dataset lists the session's threads and nothing else (a hash collision would only share a
+ * listing: threads are still told apart by their `lc_session`/`lc_kind` tags). Why one dataset
+ * per session, rather than a fixed number of hashed buckets or an index thread:
+ *   - the cost is constant: one call returning one thread, at any account size. Buckets grow with
+ *     the number of sessions, and their count is a layout parameter every version would have to
+ *     keep forever;
+ *   - nothing shared is updated: an index thread takes a write of its own on every new session
+ *     and a race rule of its own; here the session's thread is the only write, and the race rule
+ *     applies unchanged to the few threads of one listing (the creator's check is that listing);
+ *   - nothing to migrate: the dataset id follows from the session id alone.
+ * The price is one dataset id per session on the service, and a thread can be in one dataset
+ * only: a caller who files sessions under a dataset of their own (for export) gets that dataset
+ * listed instead (see `session-directory.ts`).
+ *
+ * The spec does not say whether a `datasetId` must name a dataset created beforehand. A service
+ * that refuses made-up ids with a 4xx is noticed on the listing or on the first create, and the
+ * package falls back to listing every thread, with a warning. A service could also answer an
+ * empty list for an unknown dataset yet refuse it on create: a process that only reads would then
+ * miss sessions created during a fallback. So the account records that it files sessions: a
+ * thread in the dataset "lc-sessions" tagged `lc_kind: "session-layout"`, created before the
+ * first session thread. An empty session dataset proves a session new only when that record
+ * exists; without it (a new account, or a service that cannot file), the account is listed.
+ */
+import type { StudioClient } from "../client";
+import { StudioAPIError } from "../errors";
+import { KIND_KEY } from "./metadata";
+import { sha256Hex } from "./service-identity";
+
+/** Dataset of the record saying that this account's sessions are filed by dataset. */
+export const LAYOUT_DATASET = "lc-sessions";
+/** `lc_kind` of that record. */
+export const LAYOUT_KIND = "session-layout";
+/** Hex digits of the hash kept in a session's dataset id: 128 bits. */
+const HASH_DIGITS = 32;
+
+/** The dataset a session's threads are filed under. */
+export async function sessionDatasetId(kind: string, sessionId: string): Promise<string> {
+  const hash = await sha256Hex(`${kind}\u0000${sessionId}`);
+  return `lc-${kind}-${hash.slice(0, HASH_DIGITS)}`;
+}
+
+/** Whether a call that named a made-up dataset id was refused because of it. */
+export function refusesDataset(error: unknown): boolean {
+  return (
+    error instanceof StudioAPIError &&
+    (error.status === 400 || error.status === 404 || error.status === 422)
+  );
+}
+
+/** Whether the account holds the record that its sessions are filed by dataset. */
+export async function hasLayoutRecord(client: StudioClient): Promise<boolean> {
+  const query = { datasetId: LAYOUT_DATASET, order: "asc" as const, limit: 1 };
+  const page = await client.listThreads(query);
+  return page.data.some((thread) => thread.metadata?.[KIND_KEY] === LAYOUT_KIND);
+}
+
+/**
+ * Creates the record. Two processes may both create one: any number of records says the same.
+ * @throws the service's error, e.g. a refusal of the dataset id (`refusesDataset`).
+ */
+export async function createLayoutRecord(client: StudioClient): Promise<void> {
+  await client.createThread({
+    title: "langchain-studio: sessions are filed by dataset (keep this thread)",
+    metadata: { [KIND_KEY]: LAYOUT_KIND },
+    datasetId: LAYOUT_DATASET,
+  });
+}
