@@ -1,20 +1,25 @@
 /**
  * StudioChatMessageHistory against the emulator (in this process): time to load a 1,000-message
  * thread and to add 100 messages to an existing thread, and the HTTP calls each one makes (the
- * targets are the issue's: 10 list calls of 100, and one call per message with no reads); and the
- * calls a `sessionId` look-up needs in an account of 1,000 threads: a fresh client's first look-up
- * (10 list calls of 100), an unknown session afterwards (1), a known one (0), and a new session's
- * first write (1 look-up, 1 create, 1 check for a concurrent creator).
+ * targets are the issue's: 10 list calls of 100, and one call per message with no reads).
  *
- *   npx tsx bench/history.ts
+ * "sessions" (issue 19): what a `sessionId` costs in a fresh process, in accounts of 1,000, 10,000
+ * and 50,000 threads. Each measurement runs in a child process of its own (nothing cached), builds
+ * its history from client options as most people write it, and counts calls and response bytes
+ * with the `fetch` it gives the history; the account is seeded through the emulator's HTTP API.
+ *
+ *   npx tsx bench/history.ts            # both entries
  */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { Pool } from "undici";
 import { StudioChatMessageHistory } from "../src/chat_history";
 import { StudioClient } from "../src/client";
 import { decodeMessage, encodeMessage } from "../src/converters/thread-messages";
-import { startEmulator } from "../src/emulator";
-import { findSessionThread } from "../src/threads/session-threads";
-import { type BenchEntry, type BenchRow, measurePerCall, runIfMain } from "./harness";
+import { type EmulatorHandle, startEmulator } from "../src/emulator";
+import { sessionDatasetId } from "../src/threads/session-datasets";
+import { type BenchEntry, type BenchRow, measurePerCall, median, runIfMain } from "./harness";
 
 function conversation(size: number, tag: string): BaseMessage[] {
   return Array.from({ length: size }, (_, i) =>
@@ -79,63 +84,12 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 500, rounds: 7, iterations: 2000 },
     );
 
-    // Session look-ups in an account of exactly 1,000 threads (the ones above included).
-    let existing = 0;
-    for await (const _ of client.iterateThreads({ order: "asc", limit: 100 })) existing += 1;
-    for (let i = existing; i < 1000; i++) {
-      await client.createThread({
-        title: `bench ${i}`,
-        metadata: { lc_session: `user-${i}`, lc_kind: "history" },
-      });
-    }
-    const countCalls = async (work: () => Promise<unknown>) => {
-      emulator.clearRequests();
-      await work();
-      return emulator.requests.length;
-    };
-    const fresh = new StudioClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl });
-    const session = (sessionId: string) =>
-      new StudioChatMessageHistory({ client: fresh, sessionId, maxMessages: 20 });
-    let firstLookup: number;
-    let unknownLookup: number;
-    let knownLookup: number;
-    let firstWrite: number;
-    let lookupUs: number;
-    try {
-      firstLookup = await countCalls(() => findSessionThread(fresh, "user-500", "history"));
-      unknownLookup = await countCalls(() => findSessionThread(fresh, "nobody", "history"));
-      knownLookup = await countCalls(() => findSessionThread(fresh, "user-500", "history"));
-      firstWrite = await countCalls(() =>
-        session("new-user").addMessage(new HumanMessage("Hello")),
-      );
-      lookupUs = await measurePerCall(
-        () =>
-          new StudioChatMessageHistory({
-            client: new StudioClient({ apiKey: emulator.apiKey, baseUrl: emulator.baseUrl }),
-            sessionId: "user-900",
-            maxMessages: 1,
-          }).getMessages(),
-        { warmup: 1, rounds: 5, iterations: 3 },
-      );
-    } finally {
-      await fresh.close();
-    }
-
     return [
       { what: "history getMessages, 1,000-message thread", value: loadUs / 1000, unit: "ms/op" },
       callsRow("history getMessages, 1,000 messages: HTTP calls", loadCalls, 10),
       { what: "history addMessages, 100 messages", value: addUs / 1000, unit: "ms/op" },
       callsRow("history addMessages, 100 messages: HTTP calls", addCalls, 100),
       { what: "history codec, encode + decode one AI message", value: codecUs, unit: "µs/op" },
-      callsRow("sessionId look-up, 1,000 threads, new client: HTTP calls", firstLookup, 10),
-      callsRow("sessionId look-up, unknown session afterwards: HTTP calls", unknownLookup, 1),
-      callsRow("sessionId look-up, known session: HTTP calls", knownLookup, 0),
-      callsRow("sessionId first write of a new session: HTTP calls", firstWrite, 3),
-      {
-        what: "sessionId look-up + last message, new client, 1,000 threads",
-        value: lookupUs / 1000,
-        unit: "ms/op",
-      },
     ];
   } finally {
     await client.close();
@@ -145,4 +99,195 @@ async function run(): Promise<BenchRow[]> {
 
 export const historyBench: BenchEntry = { name: "history", run };
 
-await runIfMain(import.meta.url, historyBench);
+const ACCOUNT_SIZES = [1_000, 10_000, 50_000];
+/** Issue 19's ceilings: a fresh process at 50,000 threads, a second history in a warm one. */
+const MAX_FRESH_CALLS = 5;
+const MAX_WARM_CALLS = 3;
+const SEED_CONNECTIONS = 8;
+const TIMED_PROCESSES = 3;
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** What one measured operation cost in its process. */
+interface Cost {
+  calls: number;
+  bytes: number;
+  ms: number;
+}
+
+type Operation = "read" | "new" | "turn" | "warm";
+
+/**
+ * One operation in this (fresh) process, on a history built from client options: "read" an
+ * existing session, look up a "new" one, write a new session's first "turn", or read an existing
+ * session with a second history once a first one has ("warm").
+ */
+export async function measureInThisProcess(input: {
+  baseUrl: string;
+  apiKey: string;
+  sessionId: string;
+  operation: Operation;
+}): Promise<Cost> {
+  const cost = { calls: 0, bytes: 0 };
+  const fetchCounted = async (request: string | URL | Request, init?: RequestInit) => {
+    const response = await fetch(request, init);
+    cost.calls += 1;
+    cost.bytes += (await response.clone().arrayBuffer()).byteLength;
+    return response;
+  };
+  const history = (sessionId: string) =>
+    new StudioChatMessageHistory({
+      baseUrl: input.baseUrl,
+      apiKey: input.apiKey,
+      fetch: fetchCounted,
+      sessionId,
+    });
+  if (input.operation === "warm") await history(input.sessionId).getMessages();
+  Object.assign(cost, { calls: 0, bytes: 0 });
+  const started = performance.now();
+  if (input.operation === "turn") {
+    await history(input.sessionId).addMessages([new HumanMessage("Q"), new AIMessage("A")]);
+  } else {
+    await history(input.sessionId).getMessages();
+  }
+  return { ...cost, ms: performance.now() - started };
+}
+
+/** `measureInThisProcess` in a child process of its own: what a fresh process pays. */
+function measureInFreshProcess(
+  emulator: EmulatorHandle,
+  sessionId: string,
+  operation: Operation,
+): Promise<Cost> {
+  const input = { baseUrl: emulator.baseUrl, apiKey: emulator.apiKey, sessionId, operation };
+  const script = [
+    'const { measureInThisProcess } = await import("./bench/history.ts");',
+    "const cost = await measureInThisProcess(JSON.parse(process.env.BENCH_INPUT));",
+    "process.stdout.write(JSON.stringify(cost));",
+  ].join("");
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      {
+        cwd: ROOT,
+        env: { ...process.env, BENCH_INPUT: JSON.stringify(input) },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code === 0) resolve(JSON.parse(output) as Cost);
+      else reject(new Error(`the measuring process exited with code ${code}`));
+    });
+  });
+}
+
+/** Grows the account to `size` threads, each a session's thread filed as the history files it. */
+async function seedSessions(emulator: EmulatorHandle, from: number, size: number): Promise<void> {
+  const studio = new URL(emulator.baseUrl);
+  const pool = new Pool(studio.origin, { connections: SEED_CONNECTIONS });
+  const headers = { "content-type": "application/json", "x-service-key": emulator.apiKey };
+  let next = from;
+  const worker = async () => {
+    while (next < size) {
+      const sessionId = `user-${next++}`;
+      const body = JSON.stringify({
+        title: "Support",
+        datasetId: await sessionDatasetId("history", sessionId),
+        metadata: { lc_session: sessionId, lc_kind: "history" },
+        messages: [{ role: "user", content: `I am ${sessionId}.` }],
+      });
+      const response = await pool.request({
+        method: "POST",
+        path: `${studio.pathname}/v1/threads`,
+        headers,
+        body,
+      });
+      await response.body.dump();
+      if (response.statusCode !== 200) throw new Error(`seeding got ${response.statusCode}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: SEED_CONNECTIONS * 2 }, worker));
+  } finally {
+    await pool.close();
+  }
+}
+
+function ceilingRow(what: string, calls: number, ceiling: number): BenchRow {
+  return { what, value: calls, unit: "calls", target: `<= ${ceiling}`, pass: calls <= ceiling };
+}
+
+async function runSessions(): Promise<BenchRow[]> {
+  const emulator = await startEmulator({ recordRequests: false });
+  const rows: BenchRow[] = [];
+  try {
+    // The session measured, written the way the history writes it (which records the filing).
+    await new StudioChatMessageHistory({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.apiKey,
+      sessionId: "ada",
+    }).addMessages([new HumanMessage("Hi, I am Ada."), new AIMessage("Hello Ada.")]);
+    let size = 2;
+    for (const target of ACCOUNT_SIZES) {
+      await seedSessions(emulator, size, target);
+      size = target;
+      const threads = target.toLocaleString("en-US");
+      // Calls and bytes are the same in every process; the time of a process's first calls is
+      // noisy (module loading, JIT, the emulator's heap in this process), so it is a median.
+      const reads: Cost[] = [];
+      for (let i = 0; i < TIMED_PROCESSES; i++) {
+        reads.push(await measureInFreshProcess(emulator, "ada", "read"));
+      }
+      const read = { ...reads[0]!, ms: median(reads.map((r) => r.ms)) };
+      rows.push(
+        ceilingRow(
+          `sessionId getMessages, fresh process, ${threads} threads: HTTP calls`,
+          read.calls,
+          MAX_FRESH_CALLS,
+        ),
+        { what: `  same: response bytes`, value: read.bytes / 1024, unit: "KB" },
+        {
+          what: `  same: time, median of ${TIMED_PROCESSES} fresh processes`,
+          value: read.ms,
+          unit: "ms",
+        },
+      );
+    }
+    const threads = size.toLocaleString("en-US");
+    const fresh = await measureInFreshProcess(emulator, `new-${crypto.randomUUID()}`, "new");
+    const turn = await measureInFreshProcess(emulator, `new-${crypto.randomUUID()}`, "turn");
+    const warm = await measureInFreshProcess(emulator, "ada", "warm");
+    rows.push(
+      ceilingRow(
+        `sessionId look-up of a new session, fresh process, ${threads} threads: HTTP calls`,
+        fresh.calls,
+        MAX_FRESH_CALLS,
+      ),
+      ceilingRow(
+        `sessionId first turn of a new session, fresh process, ${threads} threads: HTTP calls`,
+        turn.calls,
+        MAX_FRESH_CALLS,
+      ),
+      ceilingRow(
+        "sessionId getMessages, second history from options, warm process: HTTP calls",
+        warm.calls,
+        MAX_WARM_CALLS,
+      ),
+    );
+    return rows;
+  } finally {
+    await emulator.close();
+  }
+}
+
+export const sessionsBench: BenchEntry = { name: "sessions", run: runSessions };
+
+await runIfMain(import.meta.url, {
+  name: "history",
+  run: async () => [...(await run()), ...(await runSessions())],
+});

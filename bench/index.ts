@@ -13,6 +13,7 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./chat").then((m) => m.chatBench),
     import("./llm").then((m) => m.llmBench),
     import("./history").then((m) => m.historyBench),
+    import("./history").then((m) => m.sessionsBench),
     import("./concurrency").then((m) => m.concurrencyBench),
     import("./load").then((m) => m.loadBench),
     import("./bundle").then((m) => m.bundleBench),

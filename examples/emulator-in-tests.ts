@@ -118,7 +118,7 @@ test("a 429 is retried, and surfaces as StudioRateLimitError when it persists", 
 test("the agent looks the order up, then answers with what the tool said", async () => {
   // What the model answers, one reply per request: a tool call, then the final text.
   const script = emulator.script("studio/echo-small", [
-    { toolCalls: [{ name: "get_order", args: { orderId: "A-17" } }] },
+    { toolCalls: [{ name: "get_order", args: { orderId: "A-17" }, id: "call_a17" }] },
     "Your order A-17 shipped on Monday.",
   ]);
   const agent = supportAgent(new ChatStudio({ model: "studio/echo-small", ...connection() }));
@@ -130,7 +130,7 @@ test("the agent looks the order up, then answers with what the tool said", async
   // The second request carried the tool's result back to the model.
   assert.deepEqual(script.requests[1]?.messages?.at(-1), {
     role: "tool",
-    tool_call_id: "call_1",
+    tool_call_id: "call_a17",
     content: "Order A-17: shipped on Monday",
   });
 });

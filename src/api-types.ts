@@ -255,8 +255,12 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Tokens written to the prompt cache (Anthropic's name, as gateways pass it on). */
+  cache_creation_input_tokens?: number | null | undefined;
   prompt_tokens_details?: {
     cached_tokens?: number | null | undefined;
+    /** Tokens written to the prompt cache (OpenRouter's name). */
+    cache_write_tokens?: number | null | undefined;
     [extra: string]: unknown;
   } | null;
   completion_tokens_details?: {

@@ -7,12 +7,16 @@ import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
+import { keepCallsTogether } from "./calls";
 
 export interface DatasetConversation {
   threadId: string;
   /** As the service sent it (a timestamp string or number), undefined when it sent none. */
   createdAt: string | number | undefined;
-  /** The thread's messages in the order the service lists them. */
+  /**
+   * The thread's messages in the order the service lists them, except that the messages of one
+   * history `addMessages` call come together, as `getMessages()` returns them (see `calls.ts`).
+   */
   messages: BaseMessage[];
 }
 
@@ -53,7 +57,7 @@ export async function* loadDatasetConversations(
     yield {
       threadId: entry.threadId,
       createdAt: entry.createdAt,
-      messages: decodeMessages(entry.messages),
+      messages: decodeMessages(keepCallsTogether(entry.messages)),
     };
   }
 }

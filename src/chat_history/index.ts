@@ -23,6 +23,7 @@ import {
 } from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from "../threads/backoff";
+import { clearThread } from "../threads/clear-thread";
 import {
   appendConfirmed,
   completeBatch,
@@ -76,8 +77,6 @@ export interface StudioChatMessageHistoryInput extends StudioClientFields {
 
 export type StudioChatMessageHistoryOptions = Omit<StudioChatMessageHistoryInput, "threadId">;
 
-/** Parallel deletes while clearing: enough to be quick, few enough not to flood the service. */
-const CLEAR_CONCURRENCY = 4;
 const PAGE = 100;
 /** Longest pause accepted between a failed write and its read-back. */
 const MAX_CONFIRM_DELAY_MS = 60_000;
@@ -343,32 +342,21 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   /**
    * Empties the conversation by deleting each of its messages. The thread itself (its id, title
    * and metadata) stays, so `threadId` is unchanged and the next write appends to the same thread.
-   * Use `deleteThread()` to remove the thread itself.
+   * Use `deleteThread()` to remove the thread itself. On a service that cannot delete messages,
+   * the thread is deleted instead (with a warning, once): the next write starts a new thread.
    */
   override clear(): Promise<void> {
     return this.#queue.run(async () => {
-      await this.#onThread(async (threadId) => {
-        const ids: string[] = [];
-        // All ids first: deleting while paging could pull the `after` cursor from under the list.
-        for await (const message of this.#client.iterateMessages(threadId, {
-          order: "asc",
-          limit: PAGE,
-        })) {
-          ids.push(message.id);
-        }
-        let next = 0;
-        const worker = async () => {
-          while (next < ids.length) {
-            const id = ids[next++]!;
-            try {
-              await this.#client.deleteMessage(threadId, id);
-            } catch (error) {
-              if (!isNotFound(error)) throw error;
-            }
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(CLEAR_CONCURRENCY, ids.length) }, worker));
-      }, undefined);
+      const cleared = await this.#onThread(
+        async (threadId) => ({
+          threadId,
+          outcome: await clearThread(this.#client, threadId, this.sessionId),
+        }),
+        undefined,
+      );
+      if (cleared !== undefined && cleared.outcome !== "emptied") {
+        this.#forgetThread(cleared.threadId);
+      }
       this.#anchor = undefined;
       this.#written = new WeakMap();
     });

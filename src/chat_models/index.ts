@@ -31,6 +31,7 @@ import type {
   ChatTool,
   CompletionParams,
   ToolChoice,
+  Usage,
 } from "../api-types";
 import type { StudioClient } from "../client";
 import {
@@ -47,12 +48,12 @@ import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/t
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
-  baseModelParams,
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
+import { asContextOverflow } from "../models/context-overflow";
 import { completionParams, definedOnly, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
 import { profileFromModel, publicModels } from "../models/profile";
@@ -149,7 +150,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
     const settings = parseModelFields(CHAT_SETTINGS, fields);
-    super(baseModelParams(fields));
+    super(fields);
     this.#client = initModel(this, fields, settings);
     this.stopSequences = settings.stop;
     this.#profileOverride = fields.profile;
@@ -250,7 +251,9 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     const body = this.#requestBody(messages, options, false);
     const completion = await this.#queued(options, () =>
       this.client.chatCompletion(body, requestOptions(options)),
-    );
+    ).catch((error: unknown) => {
+      throw asContextOverflow(error);
+    });
     const generations = convertCompletionToChatGenerations(completion, body.model);
     if (generations.length === 0) {
       throw new StudioResponseError("POST", "/chat/completions", "the completion has no choices");
@@ -310,16 +313,20 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
         undefined,
         { chunk },
       );
-    for await (const chunk of this.client.streamChatCompletion(body, requestOptions(options))) {
-      options.signal?.throwIfAborted();
-      state.observe(chunk);
-      for (const choice of chunk.choices) {
-        const message = convertDeltaToAIMessageChunk(choice.delta, chunk.id);
-        if (message === undefined) continue;
-        const out = generation(message, choice.index);
-        yield out;
-        await report(out, choice.index);
+    try {
+      for await (const chunk of this.client.streamChatCompletion(body, requestOptions(options))) {
+        options.signal?.throwIfAborted();
+        state.observe(chunk);
+        for (const choice of chunk.choices) {
+          const message = convertDeltaToAIMessageChunk(choice.delta, chunk.id);
+          if (message === undefined) continue;
+          const out = generation(message, choice.index);
+          yield out;
+          await report(out, choice.index);
+        }
       }
+    } catch (error) {
+      throw asContextOverflow(error);
     }
     for (const { index, message } of state.finalChunks(options.streamUsage ?? this.streamUsage)) {
       const out = generation(message, index);
@@ -341,16 +348,19 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#requestBody(messages, options, true);
     const stream = this.client.streamChatCompletion(body, requestOptions(options));
+    const streamUsage = options.streamUsage ?? this.streamUsage;
     let first: ChatCompletionChunk | undefined;
     let finishReason: string | null | undefined;
+    let usage: Usage | undefined;
     const events = convertOpenAICompletionsStream(
       stream as AsyncIterable<unknown> as AsyncIterable<OpenAICompletionsStreamChunk>,
       {
-        streamUsage: options.streamUsage ?? this.streamUsage,
+        streamUsage,
         provider: MODEL_PROVIDER,
         mapChunk: (chunk) => {
           const studioChunk = chunk as unknown as ChatCompletionChunk;
           first ??= studioChunk;
+          usage = studioChunk.usage ?? usage;
           // Core's converter reads `choices[0]` whatever its index: with n > 1 the other choices'
           // deltas would be merged into the first's blocks.
           const choices = studioChunk.choices.filter((choice) => choice.index === 0);
@@ -359,22 +369,33 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
         },
       },
     );
-    for await (const event of events) {
-      if (event.event === "content-block-finish") {
-        yield { ...event, content: strictToolBlock(event.content) };
-      } else if (event.event === "message-finish") {
-        yield {
-          ...event,
-          responseMetadata: finalResponseMetadata({
-            model: first?.model ?? body.model,
-            finishReason,
-            id: first?.id,
-            created: first?.created,
-          }),
-        };
-      } else {
-        yield event;
+    try {
+      for await (const event of events) {
+        if (event.event === "content-block-finish") {
+          yield { ...event, content: strictToolBlock(event.content) };
+        } else if (event.event === "usage") {
+          // Core's reading of usage knows no cache writes: the same conversion as everywhere.
+          yield { ...event, usage: convertUsage(usage) ?? event.usage };
+        } else if (event.event === "message-finish") {
+          const sent = streamUsage ? usage : undefined;
+          const usageMetadata = convertUsage(sent);
+          yield {
+            ...event,
+            ...(usageMetadata && { usage: usageMetadata }),
+            responseMetadata: finalResponseMetadata({
+              model: first?.model ?? body.model,
+              finishReason,
+              id: first?.id,
+              created: first?.created,
+              usage: sent,
+            }),
+          };
+        } else {
+          yield event;
+        }
       }
+    } catch (error) {
+      throw asContextOverflow(error);
     }
   }
 

@@ -1,8 +1,10 @@
 /**
  * `withStructuredOutput` for ChatStudio, assembled from core's parts: the schema goes out as a
  * `json_schema` response format (jsonSchema), a forced tool (functionCalling) or a JSON-object
- * reply request (jsonMode), and core's parsers read it back. Two gaps of core's parts are closed here: a reply without the expected tool call
- * is an error rather than `undefined`, and replies to a plain JSON schema are validated too.
+ * reply request (jsonMode), and core's parsers read it back. Three gaps of core's parts are
+ * closed here: a reply without the expected tool call is an error rather than `undefined`,
+ * replies to a plain JSON schema are validated too, and a stream's final value is parsed as
+ * strictly as `invoke`'s (core's streaming parsers end with their partial guess of a cut reply).
  */
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
@@ -10,8 +12,12 @@ import {
   createContentParser,
   createFunctionCallingParser,
 } from "@langchain/core/language_models/structured_output";
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { JsonOutputParser, OutputParserException } from "@langchain/core/output_parsers";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import {
+  BaseOutputParser,
+  OutputParserException,
+  parseJsonMarkdown,
+} from "@langchain/core/output_parsers";
 import { JsonOutputKeyToolsParser } from "@langchain/core/output_parsers/openai_tools";
 import type { ChatGeneration } from "@langchain/core/outputs";
 import {
@@ -110,7 +116,7 @@ export function buildStructuredOutput(
     });
     parser = isTypedSchema
       ? (createContentParser(schema as never) as never)
-      : new JsonOutputParser().pipe(jsonSchemaCheck(jsonSchema));
+      : new JsonSchemaReplyParser(jsonSchema);
   } else {
     llm = model.withConfig({
       response_format: { type: "json_object" },
@@ -118,7 +124,7 @@ export function buildStructuredOutput(
     });
     parser = isTypedSchema
       ? (createContentParser(schema as never) as never)
-      : new JsonOutputParser().pipe(jsonSchemaCheck(jsonSchema));
+      : new JsonSchemaReplyParser(jsonSchema);
   }
   if (!config.includeRaw) {
     return assembleStructuredOutputPipeline(llm, parser as never, false, "StructuredOutput");
@@ -185,6 +191,31 @@ export class StudioToolCallOutputParser extends JsonOutputKeyToolsParser<JsonObj
     if (this.jsonSchema) assertMatchesJsonSchema(this.jsonSchema, result);
     return result;
   }
+
+  /**
+   * A stream yields core's partial parses of the arguments as they arrive (for live display),
+   * then the whole message is parsed as `invoke` parses it: arguments cut short raise the
+   * parsing error instead of leaving the last guess as the stream's final value.
+   */
+  override async *_transform(
+    input: AsyncGenerator<string | BaseMessage>,
+  ): AsyncGenerator<JsonObject> {
+    let whole: AIMessageChunk | undefined;
+    async function* kept(): AsyncGenerator<string | BaseMessage> {
+      for await (const chunk of input) {
+        if (AIMessageChunk.isInstance(chunk)) whole = whole ? whole.concat(chunk) : chunk;
+        yield chunk;
+      }
+    }
+    let last: JsonObject | undefined;
+    for await (const partial of super._transform(kept())) {
+      last = partial;
+      yield partial;
+    }
+    if (whole === undefined) return;
+    const final = await this.parseResult([{ message: whole, text: whole.text }]);
+    if (JSON.stringify(final) !== JSON.stringify(last)) yield final;
+  }
 }
 
 function missingCallMessage(message: BaseMessage | undefined, keyName: string): string {
@@ -198,12 +229,46 @@ function missingCallMessage(message: BaseMessage | undefined, keyName: string): 
   return `The model did not call the "${keyName}" tool, so the reply holds no structured output. Reply text: ${JSON.stringify(text.slice(0, 200))}`;
 }
 
-/** A step that checks a parsed value against a JSON schema (core validates zod schemas only). */
-function jsonSchemaCheck(schema: JsonObject): Runnable<unknown, unknown> {
-  return RunnableLambda.from((value: unknown) => {
-    assertMatchesJsonSchema(schema, value);
-    return value;
-  });
+/**
+ * A reply's JSON text, parsed strictly and checked against a plain JSON schema (core validates
+ * zod and standard schemas only). A plain `BaseOutputParser`, not a transform one, so a stream is
+ * parsed once, from the whole reply, exactly as `invoke` parses it: core's `JsonOutputParser`
+ * ends a stream with its partial parse, a guess such as `{ name: "Ada", age: 3 }` for a reply cut
+ * short at `{"name":"Ada","age":3`.
+ */
+export class JsonSchemaReplyParser extends BaseOutputParser<JsonObject> {
+  static override lc_name(): string {
+    return "JsonSchemaReplyParser";
+  }
+
+  lc_namespace = ["langchain_studio", "output_parsers"];
+
+  constructor(readonly jsonSchema: JsonObject) {
+    super();
+  }
+
+  async parse(text: string): Promise<JsonObject> {
+    let value: unknown;
+    try {
+      value = parseJsonMarkdown(text, JSON.parse);
+    } catch (error) {
+      throw new OutputParserException(
+        `The reply is not valid JSON (${error instanceof Error ? error.message : String(error)}): ${JSON.stringify(text.slice(0, 200))}`,
+        text,
+      );
+    }
+    assertMatchesJsonSchema(this.jsonSchema, value);
+    return value as JsonObject;
+  }
+
+  getFormatInstructions(): string {
+    return "";
+  }
+
+  /** The message's text blocks joined, so that content as standard blocks (v1) parses too. */
+  protected override _baseMessageToString(message: BaseMessage): string {
+    return message.text;
+  }
 }
 
 const validators = new WeakMap<JsonObject, Validator>();

@@ -1,6 +1,7 @@
 /**
- * One constant per call of the interface: method, address, key header, retry class and response
- * schema. The retry class of each call is decided here, with the reason next to it.
+ * One constant per call of the interface: method, address, key header, retry class, response
+ * schema and kind of path. The retry class of each call is decided here, with the reason next to
+ * it.
  */
 
 import type * as z from "zod/v4/mini";
@@ -15,7 +16,7 @@ import {
 } from "../api-types";
 import type { AuthKind } from "./headers";
 import { ChatCompletionSchema, TextCompletionSchema } from "./normalise";
-import type { CallSpec } from "./request";
+import type { CallSpec, PathKind } from "./request";
 import type { RetryClass } from "./retry";
 import type { HttpMethod } from "./transport";
 
@@ -26,8 +27,11 @@ function spec<S extends z.ZodMiniType>(
   auth: AuthKind,
   retryClass: RetryClass,
   schema: S,
+  pathKind: PathKind,
 ): CallSpec<z.output<S>> {
-  return Object.freeze({ name, method, target, auth, retryClass, schema }) as CallSpec<z.output<S>>;
+  return Object.freeze({ name, method, target, auth, retryClass, schema, pathKind }) as CallSpec<
+    z.output<S>
+  >;
 }
 
 const ThreadListSchema = listResponseSchema(ThreadSchema);
@@ -43,6 +47,7 @@ export const CALLS = {
     "none",
     "read",
     ListPublicModelsResponseSchema,
+    "rpc",
   ),
   // read: a completion creates nothing on the server; repeating it costs tokens, not state.
   chatCompletion: spec(
@@ -52,6 +57,7 @@ export const CALLS = {
     "completion",
     "read",
     ChatCompletionSchema,
+    "fixed",
   ),
   textCompletion: spec(
     "textCompletion",
@@ -60,23 +66,72 @@ export const CALLS = {
     "completion",
     "read",
     TextCompletionSchema,
+    "fixed",
   ),
   // create: a repeat after an ambiguous failure could create a second thread.
-  createThread: spec("createThread", "POST", "studio", "service", "create", ThreadSchema),
-  getThread: spec("getThread", "GET", "studio", "service", "read", ThreadSchema),
+  createThread: spec("createThread", "POST", "studio", "service", "create", ThreadSchema, "fixed"),
+  getThread: spec("getThread", "GET", "studio", "service", "read", ThreadSchema, "by-id"),
   // read: deleting twice leaves the same state (the second may answer 404).
-  deleteThread: spec("deleteThread", "DELETE", "studio", "service", "read", DeletedSchema),
-  listThreads: spec("listThreads", "GET", "studio", "service", "read", ThreadListSchema),
+  deleteThread: spec("deleteThread", "DELETE", "studio", "service", "read", DeletedSchema, "by-id"),
+  listThreads: spec("listThreads", "GET", "studio", "service", "read", ThreadListSchema, "fixed"),
   // create: a repeat could append the same message twice.
-  createMessage: spec("createMessage", "POST", "studio", "service", "create", ThreadMessageSchema),
-  listMessages: spec("listMessages", "GET", "studio", "service", "read", MessageListSchema),
-  deleteMessage: spec("deleteMessage", "DELETE", "studio", "service", "read", DeletedSchema),
+  createMessage: spec(
+    "createMessage",
+    "POST",
+    "studio",
+    "service",
+    "create",
+    ThreadMessageSchema,
+    "by-id",
+  ),
+  listMessages: spec(
+    "listMessages",
+    "GET",
+    "studio",
+    "service",
+    "read",
+    MessageListSchema,
+    "by-id",
+  ),
+  deleteMessage: spec(
+    "deleteMessage",
+    "DELETE",
+    "studio",
+    "service",
+    "read",
+    DeletedSchema,
+    "by-id",
+  ),
   // create: a repeat could create a second assistant.
-  createAssistant: spec("createAssistant", "POST", "studio", "service", "create", AssistantSchema),
-  getAssistant: spec("getAssistant", "GET", "studio", "service", "read", AssistantSchema),
+  createAssistant: spec(
+    "createAssistant",
+    "POST",
+    "studio",
+    "service",
+    "create",
+    AssistantSchema,
+    "fixed",
+  ),
+  getAssistant: spec("getAssistant", "GET", "studio", "service", "read", AssistantSchema, "by-id"),
   // read: deleting twice leaves the same state (the second may answer 404).
-  deleteAssistant: spec("deleteAssistant", "DELETE", "studio", "service", "read", DeletedSchema),
-  listAssistants: spec("listAssistants", "GET", "studio", "service", "read", AssistantListSchema),
+  deleteAssistant: spec(
+    "deleteAssistant",
+    "DELETE",
+    "studio",
+    "service",
+    "read",
+    DeletedSchema,
+    "by-id",
+  ),
+  listAssistants: spec(
+    "listAssistants",
+    "GET",
+    "studio",
+    "service",
+    "read",
+    AssistantListSchema,
+    "fixed",
+  ),
   // read: a listing, POST only because of the remote-call style.
   listDatasetThreadsMessages: spec(
     "listDatasetThreadsMessages",
@@ -85,6 +140,7 @@ export const CALLS = {
     "service",
     "read",
     ListDatasetThreadsMessagesResponseSchema,
+    "rpc",
   ),
 } as const;
 

@@ -7,7 +7,7 @@
  */
 import type { Dispatcher } from "undici";
 import { registerSecret, StudioConfigError } from "../errors";
-import { lowerCaseHeaders } from "./headers";
+import { DEFAULT_SERVICE_KEY_HEADER, lowerCaseHeaders } from "./headers";
 import { type FetchLike, parseClientOptions, type StudioClientOptions } from "./options";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -23,6 +23,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
  * queues on warm keep-alive sockets instead of opening one socket per call.
  */
 export const DEFAULT_CONNECTIONS = 64;
+/** The spec's remote-call paths start `/svc.`: the prefix is what stands before `svc.`. */
+export const DEFAULT_RPC_PATH_PREFIX = "/";
 
 export const ENV = {
   apiKey: "STUDIO_API_KEY",
@@ -42,6 +44,9 @@ export interface Endpoint {
 export interface ResolvedConfig {
   readonly apiKey: string | undefined;
   readonly orgId: string | undefined;
+  /** Lower-case. */
+  readonly serviceKeyHeader: string;
+  readonly rpcPathPrefix: string;
   readonly studio: Endpoint | undefined;
   readonly proxy: Endpoint | undefined;
   readonly timeout: number;
@@ -89,6 +94,8 @@ export function resolveConfig(options: StudioClientOptions): ResolvedConfig {
   return {
     apiKey: o.apiKey,
     orgId: o.orgId,
+    serviceKeyHeader: o.serviceKeyHeader?.toLowerCase() ?? DEFAULT_SERVICE_KEY_HEADER,
+    rpcPathPrefix: o.rpcPathPrefix ?? DEFAULT_RPC_PATH_PREFIX,
     studio: o.baseUrl === undefined ? undefined : toEndpoint(o.baseUrl),
     proxy: o.proxyUrl === undefined ? undefined : toEndpoint(o.proxyUrl),
     timeout: o.timeout ?? DEFAULT_TIMEOUT_MS,

@@ -84,21 +84,61 @@ function safeHeaders(response: ResponseHead): Record<string, string> {
   return redactDeep(response.headerRecord()) as Record<string, string>;
 }
 
-/** Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response and its body text. */
+/** Where a call whose path holds no id was sent. */
+export interface AddressUsed {
+  readonly option: "baseUrl" | "proxyUrl";
+  readonly address: string;
+  /** The other address, when it is set and differs. */
+  readonly other: string | undefined;
+  /** A remote-call path (`/svc....`), which a deployment may prefix (`rpcPathPrefix`). */
+  readonly remoteCall: boolean;
+}
+
+/** The code OpenAI-compatible servers (and the emulator) give a 404 for an unknown model. */
+const MODEL_NOT_FOUND = "model_not_found";
+
+/**
+ * The advice for a 404 on a path that holds no id: no resource can be missing, so the address is
+ * wrong, and with both addresses set the likeliest mistake is one in place of the other. (A 404
+ * naming the model is about the model.)
+ */
+function wrongAddressHint(sent: AddressUsed): string {
+  const [kind, otherOption] =
+    sent.option === "baseUrl"
+      ? ["studio address (threads, assistants, models, datasets)", "proxyUrl"]
+      : ["inference address (chat and text completions)", "baseUrl"];
+  const swap =
+    sent.other === undefined
+      ? ""
+      : ` baseUrl and proxyUrl look swapped (${otherOption} is ${sent.other}): if so, exchange them.`;
+  const prefix = sent.remoteCall
+    ? " If the deployment puts a prefix before the remote-call paths, set rpcPathPrefix."
+    : "";
+  return `. ${sent.option} (${sent.address}) has no such path, so it is not the ${kind}.${swap}${prefix}`;
+}
+
+/**
+ * Builds the `StudioAPIError` subclass for a non-2xx, non-3xx response and its body text. `sent`:
+ * where a call without an id in its path went (a 404 then blames the address).
+ */
 export function apiErrorFromResponse(
   response: ResponseHead,
   text: string,
   method: string,
   path: string,
+  sent?: AddressUsed,
 ): StudioAPIError {
   const { body, message } = parseErrorBody(text);
   const headers = safeHeaders(response);
+  const code = extractCode(body);
+  const wrongAddress = sent !== undefined && response.status === 404 && code !== MODEL_NOT_FOUND;
   return StudioAPIError.fromResponse({
     status: response.status,
     method,
     path,
     serverMessage: message ?? `no error message in the response (HTTP ${response.status})`,
-    code: extractCode(body),
+    code,
+    hint: wrongAddress ? wrongAddressHint(sent) : undefined,
     requestId: headers["x-request-id"] ?? headers["request-id"],
     headers,
     body,

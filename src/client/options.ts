@@ -12,7 +12,13 @@ import type { Dispatcher } from "undici";
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
 import { useEnglishMessages } from "../zod-locale";
-import { HEADER_VALUE, HEADER_VALUE_ERROR, headersProblem } from "./headers";
+import {
+  DEFAULT_SERVICE_KEY_HEADER,
+  HEADER_VALUE,
+  HEADER_VALUE_ERROR,
+  headersProblem,
+  keyHeaderProblem,
+} from "./headers";
 
 useEnglishMessages();
 
@@ -70,6 +76,26 @@ const headersSchema = z.custom<Record<string, string>>().check((ctx) => {
     ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
 });
 
+const keyHeaderSchema = z.string({ error: "must be a string" }).check((ctx) => {
+  const problem = keyHeaderProblem(ctx.value);
+  if (problem !== undefined)
+    ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
+
+/**
+ * What replaces the leading `/` of the remote-call paths (`/svc.Studio/...`): a path prefix
+ * (`/api/`) or a package prefix (`/acme.`), so it ends where the service name starts. Only
+ * unreserved characters, and no `.` or `..` segment, so the path is sent as written.
+ */
+const RPC_PATH_PREFIX = /^\/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*[./])*$/;
+
+const rpcPathPrefixSchema = z.string({ error: "must be a string" }).check(
+  z.regex(RPC_PATH_PREFIX, {
+    error:
+      'must be "/" or a prefix that starts with "/" and ends with "/" or "." such as "/api/" or "/acme." (letters, digits, "-", "_", "~" and "." between the separators)',
+  }),
+);
+
 /**
  * `instanceof AbortSignal` fails for a signal from another realm or polyfill, so the check is on
  * what the client uses: `aborted`, `reason` and the listener methods.
@@ -93,6 +119,17 @@ const clientOptionsSchema = z.object({
   apiKey: z.optional(headerValueSchema),
   /** Organization id, sent as `X-Org-Id` on completions when set. Env: `STUDIO_ORG_ID`. */
   orgId: z.optional(headerValueSchema),
+  /**
+   * The header studio calls carry the key in (default `X-Service-Key`, the spec's), for a
+   * deployment that names it otherwise. Completions keep `Authorization`.
+   */
+  serviceKeyHeader: z.optional(keyHeaderSchema),
+  /**
+   * What comes before `svc.` in the remote-call paths (default `/`, the spec's:
+   * `{baseUrl}/svc.Studio/ListPublicModels`): `/api/` sends `{baseUrl}/api/svc.Studio/...`,
+   * `/acme.` sends `{baseUrl}/acme.svc.Studio/...`.
+   */
+  rpcPathPrefix: z.optional(rpcPathPrefixSchema),
   /** Studio address (threads, assistants, models, datasets). Env: `STUDIO_BASE_URL`. */
   baseUrl: z.optional(addressSchema),
   /** Inference address (chat and text completions). Env: `STUDIO_PROXY_URL`. */
@@ -132,6 +169,23 @@ const clientOptionsSchema = z.object({
   maxResponseBytes: z.optional(positiveIntegerSchema("must be a positive integer")),
 });
 
+/** The options, and the rules that tie one option to another. */
+const checkedClientOptionsSchema = clientOptionsSchema.check((ctx) => {
+  // A renamed key header is a credential header like the spec's: a default header under that
+  // name would go, with its value, on the calls that must carry no key.
+  const { serviceKeyHeader, defaultHeaders } = ctx.value;
+  if (serviceKeyHeader === undefined || defaultHeaders === undefined) return;
+  const problem = headersProblem(defaultHeaders, serviceKeyHeader.toLowerCase());
+  if (problem !== undefined) {
+    ctx.issues.push({
+      code: "custom",
+      input: defaultHeaders,
+      path: ["defaultHeaders"],
+      message: problem,
+    });
+  }
+});
+
 const requestOptionsSchema = z.object({
   /** Aborts the call, and the stream it is reading. */
   signal: z.optional(
@@ -163,6 +217,8 @@ export type ClientOptionName = keyof StudioClientOptions;
 const SERIALIZED: Record<ClientOptionName, boolean> = {
   apiKey: false,
   orgId: true,
+  serviceKeyHeader: true,
+  rpcPathPrefix: true,
   baseUrl: true,
   proxyUrl: true,
   timeout: true,
@@ -203,12 +259,21 @@ export function parseClientOptions(
   options: unknown,
   suffix: (option: string) => string,
 ): z.output<typeof clientOptionsSchema> {
-  return parseOrThrow(clientOptionsSchema, options, suffix);
+  return parseOrThrow(checkedClientOptionsSchema, options, suffix);
 }
 
-/** Throws the `StudioValidationError` naming the first bad per-call option, before anything is sent. */
-export function checkRequestOptions(options: RequestOptions): void {
+/**
+ * Throws the `StudioValidationError` naming the first bad per-call option, before anything is sent.
+ * `serviceKeyHeader` (lower-case) is the client's key header, which per-call headers may not set.
+ */
+export function checkRequestOptions(
+  options: RequestOptions,
+  serviceKeyHeader: string = DEFAULT_SERVICE_KEY_HEADER,
+): void {
   parseOrThrow(requestOptionsSchema, options, () => "");
+  if (options.headers === undefined || serviceKeyHeader === DEFAULT_SERVICE_KEY_HEADER) return;
+  const problem = headersProblem(options.headers, serviceKeyHeader);
+  if (problem !== undefined) throw new StudioValidationError("headers", problem);
 }
 
 function parseOrThrow<T>(

@@ -11,9 +11,10 @@ import {
   StudioTimeoutError,
   StudioValidationError,
 } from "../errors";
-import { missingKeyError, type ResolvedConfig, requireEndpoint } from "./config";
+import { type Endpoint, missingKeyError, type ResolvedConfig, requireEndpoint } from "./config";
 import type { BodyReader } from "./engine";
 import {
+  type AddressUsed,
   apiErrorFromResponse,
   connectionError,
   describeChain,
@@ -36,6 +37,13 @@ import {
 } from "./transport";
 import { parseResponse } from "./validate-response";
 
+/**
+ * What a call's path holds: `rpc`, a remote-call path (`/svc.Studio/...`, where `rpcPathPrefix`
+ * applies); `fixed`, a path with no id (a completion, a collection); `by-id`, a path naming a
+ * resource by id. Only in the last can a 404 mean that the resource is missing.
+ */
+export type PathKind = "rpc" | "fixed" | "by-id";
+
 /** Everything fixed about one kind of call; one constant per client method (see calls.ts). */
 export interface CallSpec<T> {
   /** The client method, named in error messages. */
@@ -45,6 +53,7 @@ export interface CallSpec<T> {
   readonly auth: AuthKind;
   readonly retryClass: RetryClass;
   readonly schema: z.ZodMiniType<T>;
+  readonly pathKind: PathKind;
 }
 
 // Abort reasons of the client's own timers; never thrown to callers.
@@ -144,6 +153,10 @@ function drain(reader: BodyReader): void {
 
 function noop(): void {}
 
+function addressOf(endpoint: Endpoint): string {
+  return endpoint.origin + endpoint.prefix;
+}
+
 function retryAfterHeader(error: unknown): string | undefined {
   return error instanceof StudioAPIError ? error.headers["retry-after"] : undefined;
 }
@@ -173,7 +186,7 @@ export class Requester {
   constructor(config: ResolvedConfig) {
     this.config = config;
     this.transport = new Transport(config);
-    this.#headers = buildHeaderSets(config.apiKey, config.orgId, config.defaultHeaders);
+    this.#headers = buildHeaderSets(config);
   }
 
   get closed(): boolean {
@@ -239,6 +252,8 @@ export class Requester {
         for await (const chunk of this.#streamAttempt(spec, request, makeReader, limits, signal)) {
           flowing = true;
           yield chunk;
+          // Chunks decoded before the abort are not handed out after it.
+          if (signal?.aborted) throw abortReason(signal);
         }
         return;
       } catch (error) {
@@ -272,8 +287,17 @@ export class Requester {
       Math.max(0, limits.deadline - Date.now()),
       control,
     );
-    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
     const idle = new IdleClock(control, limits.idleMs);
+    let unlink: (() => void) | undefined;
+    // However the attempt ends (the caller's signal, a timer), its timers end with it, at once: a
+    // consumer that drops the stream while holding a chunk (LangChain does when its signal
+    // aborts) never resumes this generator, so its `finally` would never run.
+    control.signal.addEventListener(
+      "abort",
+      () => this.#stopTimers(headersTimer, streamTimer, idle, unlink),
+      { once: true },
+    );
+    unlink = signal === undefined ? undefined : linkSignal(signal, control);
     let response: WireResponse | undefined;
     let reader: BodyReader | undefined;
     let over = false;
@@ -390,7 +414,7 @@ export class Requester {
   ): TransportRequest {
     if (this.#closed) throw closedError();
     if (options) {
-      checkRequestOptions(options);
+      checkRequestOptions(options, this.config.serviceKeyHeader);
       if (options.signal?.aborted) throw abortReason(options.signal);
     }
     const endpoint = requireEndpoint(this.config, spec.target);
@@ -400,10 +424,12 @@ export class Requester {
       : body === undefined
         ? this.#headers.noBody
         : this.#headers.json;
+    // The spec's remote-call paths start with "/svc."; a deployment's prefix replaces the "/".
+    const fullPath = spec.pathKind === "rpc" ? this.config.rpcPathPrefix + path.slice(1) : path;
     return {
       method: spec.method,
       origin: endpoint.origin,
-      path: endpoint.prefix + path,
+      path: endpoint.prefix + fullPath,
       headers: withCallHeaders(sets[spec.auth], options?.headers),
       body: body === undefined ? undefined : toJson(body),
     };
@@ -452,7 +478,22 @@ export class Requester {
     if (response.status >= 300 && response.status < 400) {
       return redirectError(response, spec.method, request.path, request.origin + request.path);
     }
-    return apiErrorFromResponse(response, text, spec.method, request.path);
+    const sentTo = spec.pathKind === "by-id" ? undefined : this.#sentTo(spec);
+    return apiErrorFromResponse(response, text, spec.method, request.path, sentTo);
+  }
+
+  /** The address a call without an id went to, for the advice a 404 there gets. */
+  #sentTo(spec: CallSpec<unknown>): AddressUsed {
+    const studio = spec.target === "studio";
+    const address = addressOf(requireEndpoint(this.config, spec.target));
+    const other = studio ? this.config.proxy : this.config.studio;
+    const otherAddress = other === undefined ? undefined : addressOf(other);
+    return {
+      option: studio ? "baseUrl" : "proxyUrl",
+      address,
+      other: otherAddress === address ? undefined : otherAddress,
+      remoteCall: spec.pathKind === "rpc",
+    };
   }
 
   /**

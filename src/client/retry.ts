@@ -25,10 +25,20 @@ export function isRetryableStatus(status: number): boolean {
   return RETRYABLE_STATUS.has(status);
 }
 
-/** Whether `error`, raised by one attempt of a call of class `retryClass`, may be retried. */
+/**
+ * Whether `error`, raised by one attempt of a call of class `retryClass`, may be retried.
+ *
+ * Servers answering in the Connect format (`{code, message}`) say more than their status: they
+ * send 409 for both `aborted` (a transaction lost a race: try again) and `already_exists` (it is
+ * done: a repeat cannot succeed), so a 409 that names a code is retried only for `aborted`, one
+ * without a code as the spec's list says. `unimplemented` means the server has no such call, which
+ * no attempt changes, whatever status carries it.
+ */
 export function shouldRetry(error: unknown, retryClass: RetryClass): boolean {
   if (error instanceof StudioAPIError) {
+    if (error.code === "unimplemented") return false;
     if (retryClass === "create") return error.status === 429;
+    if (error.status === 409) return error.code === undefined || error.code === "aborted";
     return RETRYABLE_STATUS.has(error.status);
   }
   if (error instanceof StudioConnectionError) {

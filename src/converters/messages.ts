@@ -29,6 +29,7 @@ import type {
   ChatContentPart,
   ChatMessageParam,
   ToolCall as WireToolCall,
+  Usage,
 } from "../api-types";
 import { StudioValidationError } from "../errors";
 import { convertUsage } from "./usage";
@@ -403,12 +404,17 @@ export function parseStudioToolCalls(raw: readonly CompleteToolCall[] | null | u
   return { toolCalls, invalidToolCalls };
 }
 
-/** The response metadata of a finished message, the same streamed or not. */
+/**
+ * The response metadata of a finished message, the same streamed or not. `usage` is the server's
+ * usage as sent, every member kept (as ChatOpenAI does): members LangChain's `usage_metadata` has
+ * no place for, such as a gateway's `cost`, are read there.
+ */
 export function finalResponseMetadata(fields: {
   model: string;
   finishReason: string | null | undefined;
   id: string | undefined;
   created: number | undefined;
+  usage?: Usage | undefined;
 }): Record<string, unknown> {
   const metadata: Record<string, unknown> = {
     model_provider: MODEL_PROVIDER,
@@ -418,6 +424,7 @@ export function finalResponseMetadata(fields: {
   if (fields.finishReason != null) metadata.finish_reason = fields.finishReason;
   if (fields.id) metadata.id = fields.id;
   if (fields.created !== undefined) metadata.created = fields.created;
+  if (fields.usage !== undefined) metadata.usage = fields.usage;
   return metadata;
 }
 
@@ -446,6 +453,7 @@ export function convertChoiceToAIMessage(
       finishReason: choice.finish_reason,
       id: completion.id,
       created: completion.created,
+      usage: completion.usage,
     }),
   });
 }
@@ -613,18 +621,20 @@ export class ChatStreamState {
   finalChunks(withUsage: boolean): { index: number; message: StudioAIMessageChunk }[] {
     const indexes = [...this.#finish.keys()].sort((a, b) => a - b);
     if (indexes.length === 0) indexes.push(0);
-    const usage = withUsage ? convertUsage(this.#usage) : undefined;
+    const usage = withUsage ? this.#usage : undefined;
+    const usageMetadata = convertUsage(usage);
     return indexes.map((index, i) => ({
       index,
       message: new StudioAIMessageChunk({
         ...(this.#id ? { id: this.#id } : {}),
         content: "",
-        ...(i === 0 && usage ? { usage_metadata: usage } : {}),
+        ...(i === 0 && usageMetadata ? { usage_metadata: usageMetadata } : {}),
         response_metadata: finalResponseMetadata({
           model: this.#model ?? this.requestedModel,
           finishReason: this.#finish.get(index),
           id: this.#id,
           created: this.#created,
+          usage: i === 0 ? usage : undefined,
         }),
       }),
     }));

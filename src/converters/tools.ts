@@ -126,41 +126,27 @@ export function toolNames(tools: readonly ChatTool[] | undefined): string[] {
 
 /**
  * A LangChain tool choice to the wire's: "auto", "none", "required" (also from "any"), or a
- * tool name / `{ type: "function", function: { name } }` forcing that tool. A name that is not
- * among the bound tools, or a forcing choice without tools, is a `StudioValidationError`.
- * "auto" and "none" without tools mean nothing and are left out.
+ * tool name / `{ type: "function", function: { name } }` forcing that tool. Anthropic's object
+ * forms (`{ type: "tool", name }`, `{ type: "auto" | "any" | "none" }`) are read the same way, so
+ * agent code written for ChatAnthropic runs unchanged. A name that is not among the bound tools,
+ * or a forcing choice without tools, is a `StudioValidationError`. "auto" and "none" without
+ * tools mean nothing and are left out.
  */
 export function convertToolChoiceToStudio(
   toolChoice: unknown,
   tools: readonly ChatTool[] | undefined,
 ): ToolChoice | undefined {
   if (toolChoice === undefined || toolChoice === null) return undefined;
+  const choice = readToolChoice(toolChoice);
   const hasTools = tools !== undefined && tools.length > 0;
-  if (toolChoice === "auto" || toolChoice === "none") return hasTools ? toolChoice : undefined;
-  let name: string;
-  if (toolChoice === "required" || toolChoice === "any") {
+  if (choice === "auto" || choice === "none") return hasTools ? choice : undefined;
+  if (choice === "required" || choice === "any") {
     if (!hasTools) {
-      throw new StudioValidationError(
-        "tool_choice",
-        `"${toolChoice}" needs tools bound (bindTools)`,
-      );
+      throw new StudioValidationError("tool_choice", `"${choice}" needs tools bound (bindTools)`);
     }
     return "required";
   }
-  if (typeof toolChoice === "string") {
-    name = toolChoice;
-  } else if (
-    typeof toolChoice === "object" &&
-    (toolChoice as { type?: unknown }).type === "function" &&
-    typeof (toolChoice as { function?: { name?: unknown } }).function?.name === "string"
-  ) {
-    name = (toolChoice as { function: { name: string } }).function.name;
-  } else {
-    throw new StudioValidationError(
-      "tool_choice",
-      'must be "auto", "none", "required", "any", a tool name, or { type: "function", function: { name } }',
-    );
-  }
+  const name = choice.tool;
   const names = toolNames(tools);
   if (!names.includes(name)) {
     throw new StudioValidationError(
@@ -171,4 +157,34 @@ export function convertToolChoiceToStudio(
     );
   }
   return { type: "function", function: { name } };
+}
+
+/** Every accepted spelling of a tool choice: a keyword, or the one tool it forces. */
+function readToolChoice(
+  toolChoice: unknown,
+): "auto" | "none" | "required" | "any" | { tool: string } {
+  if (typeof toolChoice === "string") {
+    return toolChoice === "auto" ||
+      toolChoice === "none" ||
+      toolChoice === "required" ||
+      toolChoice === "any"
+      ? toolChoice
+      : { tool: toolChoice };
+  }
+  const {
+    type,
+    name,
+    function: fn,
+  } = (toolChoice ?? {}) as {
+    type?: unknown;
+    name?: unknown;
+    function?: { name?: unknown };
+  };
+  if (type === "function" && typeof fn?.name === "string") return { tool: fn.name };
+  if (type === "tool" && typeof name === "string") return { tool: name };
+  if (type === "auto" || type === "none" || type === "any") return type;
+  throw new StudioValidationError(
+    "tool_choice",
+    'must be "auto", "none", "required", "any", a tool name, { type: "function", function: { name } } or { type: "tool", name }',
+  );
 }

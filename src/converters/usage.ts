@@ -1,6 +1,8 @@
 /**
  * The service's `usage` object to LangChain's two shapes of it: `usage_metadata` on messages and
  * `llmOutput.tokenUsage` on results. Shared by the chat model and the text model, streamed or not.
+ * The usage as sent, every member kept (a gateway's `cost`, say), also rides on a chat message's
+ * `response_metadata.usage` (see `finalResponseMetadata`).
  */
 import type { UsageMetadata } from "@langchain/core/messages";
 import type { Usage } from "../api-types";
@@ -13,8 +15,13 @@ export function convertUsage(usage: Usage | null | undefined): UsageMetadata | u
     total_tokens: usage.total_tokens,
   };
   // The details LangChain has a place for; a detail the server did not send is not made up.
+  const input: NonNullable<UsageMetadata["input_token_details"]> = {};
   const cached = usage.prompt_tokens_details?.cached_tokens;
-  if (typeof cached === "number") out.input_token_details = { cache_read: cached };
+  if (typeof cached === "number") input.cache_read = cached;
+  const written =
+    usage.prompt_tokens_details?.cache_write_tokens ?? usage.cache_creation_input_tokens;
+  if (typeof written === "number") input.cache_creation = written;
+  if (Object.keys(input).length > 0) out.input_token_details = input;
   const reasoning = usage.completion_tokens_details?.reasoning_tokens;
   if (typeof reasoning === "number") out.output_token_details = { reasoning };
   return out;

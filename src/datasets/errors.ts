@@ -1,4 +1,5 @@
 import { named, StudioError } from "../errors";
+import { redactText } from "../errors/redact";
 import type { FineTuneRecordProblem } from "./validate-record";
 
 /**
@@ -74,8 +75,9 @@ export class StudioInvalidRecordError extends StudioError {
     super(
       `Thread ${init.threadId}${run} is not a valid fine-tuning record: ${describeProblems(init.problems)}. Fix or delete the thread, or pass invalid: "skip" to leave such threads out.`,
     );
-    this.threadId = init.threadId;
-    this.runId = init.runId;
+    // Ids read from the service, shown apart from the message: an echoed key must not ride out.
+    this.threadId = redactText(init.threadId);
+    this.runId = init.runId === undefined ? undefined : redactText(init.runId);
     this.problems = [...init.problems];
   }
 

@@ -17,6 +17,7 @@ const USAGE = `Usage: studio-emulator [options]
   --log                 one line per request (never the key)
   --upstream <url>      forward completions to this OpenAI-compatible server
   --upstream-api-key <k> key sent to the upstream
+  --lenient-tool-messages  accept tool calls without their results (real servers answer 400)
   -h, --help            show this help`;
 
 function fail(message: string, code: number): never {
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       log: values.log ?? false,
       ...(values.upstream ? { upstream: values.upstream } : {}),
       ...(values["upstream-api-key"] ? { upstreamApiKey: values["upstream-api-key"] } : {}),
+      strictToolMessages: !values["lenient-tool-messages"],
       // Nobody can read the request log of a CLI process; keeping one would only cost memory.
       recordRequests: false,
     });
@@ -108,6 +110,7 @@ function parse() {
       log: { type: "boolean" },
       upstream: { type: "string" },
       "upstream-api-key": { type: "string" },
+      "lenient-tool-messages": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

@@ -3,6 +3,7 @@
  * subclass from the status, so callers can `catch (e) { if (e instanceof StudioRateLimitError) ... }`
  * without reading messages.
  */
+import type { LangChainErrorCodes } from "@langchain/core/errors";
 import { redactDeep, redactText } from "./redact";
 import { named, StudioError } from "./studio-error";
 
@@ -18,6 +19,23 @@ export interface StudioAPIErrorInit {
   /** Parsed JSON body, or a short excerpt of a non-JSON body. */
   body?: unknown;
   retryAfterMs?: number | undefined;
+  /** What to do, in place of the status's usual advice (starts with ". "). */
+  hint?: string | undefined;
+}
+
+/**
+ * LangChain's own codes for the failures it documents, set as @langchain/openai sets them, so code
+ * written for any provider (`error.lc_error_code === "MODEL_RATE_LIMIT"`) recognises ours.
+ */
+const LC_ERROR_CODES: Readonly<Partial<Record<number, LangChainErrorCodes>>> = {
+  401: "MODEL_AUTHENTICATION",
+  429: "MODEL_RATE_LIMIT",
+};
+
+function troubleshooting(code: LangChainErrorCodes | undefined): string {
+  return code === undefined
+    ? ""
+    : `\n\nTroubleshooting URL: https://docs.langchain.com/oss/javascript/langchain/errors/${code}/`;
 }
 
 /** The service answered with a non-2xx status. */
@@ -33,12 +51,16 @@ export class StudioAPIError extends StudioError {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
+  /** LangChain's code for the failure (401: `MODEL_AUTHENTICATION`, 429: `MODEL_RATE_LIMIT`). */
+  declare readonly lc_error_code?: LangChainErrorCodes;
 
   constructor(init: StudioAPIErrorInit) {
     const id = init.requestId ? ` (request id ${init.requestId})` : "";
+    const lcErrorCode = LC_ERROR_CODES[init.status];
     super(
-      `${init.method} ${init.path} failed with status ${init.status}${init.code ? ` [${init.code}]` : ""}: ${init.serverMessage}${id}${hintFor(init.status)}`,
+      `${init.method} ${init.path} failed with status ${init.status}${init.code ? ` [${init.code}]` : ""}: ${init.serverMessage}${id}${init.hint ?? hintFor(init.status)}${troubleshooting(lcErrorCode)}`,
     );
+    if (lcErrorCode !== undefined) this.lc_error_code = lcErrorCode;
     this.status = init.status;
     // Each field is redacted on its own: they are shown apart from the message.
     this.code = init.code === undefined ? undefined : redactText(init.code);
@@ -71,6 +93,7 @@ export class StudioAPIError extends StudioError {
       requestId: this.requestId,
       method: this.method,
       path: this.path,
+      ...(this.lc_error_code === undefined ? {} : { lc_error_code: this.lc_error_code }),
     };
   }
 }

@@ -7,12 +7,7 @@
  * What is known comes from the thread's log in this process; without it (a write that did not
  * read the thread first), the changed values are stored whole and nothing is copied.
  */
-import {
-  appendedItems,
-  mayAppend,
-  type Place,
-  withinReadWindow,
-} from "./channel-values";
+import { appendedItems, mayAppend, type Place, withinReadWindow } from "./channel-values";
 import type { CheckpointLog, ResolvedValue } from "./checkpoint-log";
 import {
   type BlobRecord,
@@ -35,10 +30,17 @@ export interface BlobPlanInput {
   now: Place | undefined;
 }
 
+/** A changed value as it will read back, and the value it extends (if stored as appended). */
+interface StoredChannel {
+  version: Version;
+  value: LoadedValue;
+  base: ResolvedValue | undefined;
+  appendedChars: number;
+}
+
 export interface BlobPlan {
   blobs: BlobRecord[];
-  /** Each changed value as it will read back, to remember once stored (saves rebuilding it). */
-  stored: Map<string, { version: Version; value: LoadedValue; base: ResolvedValue | undefined }>;
+  stored: Map<string, StoredChannel>;
 }
 
 export function planBlobs(input: BlobPlanInput): BlobPlan {
@@ -81,16 +83,33 @@ export function planBlobs(input: BlobPlanInput): BlobPlan {
           base: baseVersion,
           append: { type: value.type, json: JSON.parse(items) },
         });
-        plan.stored.set(channel, { version, value: loaded, base });
+        plan.stored.set(channel, { version, value: loaded, base, appendedChars: items.length });
         continue;
       }
     }
     plan.blobs.push({ channel, version, value });
-    plan.stored.set(channel, { version, value: loaded, base: undefined });
+    plan.stored.set(channel, { version, value: loaded, base: undefined, appendedChars: 0 });
   }
   for (const [channel, resolved] of unchanged) {
-    if (!now || withinReadWindow(resolved.root, now, checkpointChars)) continue;
+    if (!now || withinReadWindow(resolved, now, checkpointChars)) continue;
     plan.blobs.push({ channel, version: resolved.version, value: storedValueOf(resolved.value) });
   }
   return plan;
+}
+
+/**
+ * Tells the log the values a stored record holds, so that the next step extends them without
+ * rebuilding them from their chains.
+ */
+export function rememberStored(log: CheckpointLog, ns: string, plan: BlobPlan, at: Place): void {
+  for (const [channel, { version, value, base, appendedChars }] of plan.stored) {
+    const chars = value?.data.length ?? 0;
+    log.remember(ns, channel, {
+      version,
+      value,
+      root: base ? base.root : at,
+      rootChars: base ? base.rootChars : chars,
+      sinceRootChars: base ? base.sinceRootChars + appendedChars : 0,
+    });
+  }
 }

@@ -70,11 +70,15 @@ export interface ChainCost {
   sinceRootChars: number;
 }
 
-/** Whether a value whose whole copy is at `root` is within the bounded read from `now`. */
-export function withinReadWindow(root: Place, now: Place, checkpointChars: number): boolean {
+/**
+ * Whether a value's whole copy is within the bounded read from `now`: few enough messages back,
+ * and few enough characters written after it.
+ */
+export function withinReadWindow(chain: ChainCost, now: Place, checkpointChars: number): boolean {
+  const charsAfter = now.offset - chain.root.offset - chain.rootChars;
   return (
-    now.position - root.position < READ_WINDOW.messages &&
-    now.offset - root.offset < Math.max(READ_WINDOW.minChars, checkpointChars)
+    now.position - chain.root.position < READ_WINDOW.messages &&
+    charsAfter < Math.max(READ_WINDOW.minChars, checkpointChars)
   );
 }
 
@@ -90,6 +94,6 @@ export function mayAppend(
 ): boolean {
   return (
     chain.sinceRootChars + appendedChars <= chain.rootChars &&
-    withinReadWindow(chain.root, now, checkpointChars)
+    withinReadWindow(chain, now, checkpointChars)
   );
 }

@@ -192,7 +192,9 @@ export class CheckpointLog {
     const resolved: ResolvedValue = {
       version,
       value:
-        links.length === 0 ? start.value : { type: start.value!.type, data: withItems(data as string, appended) },
+        links.length === 0
+          ? start.value
+          : { type: start.value!.type, data: withItems(data as string, appended) },
       root: start.root,
       rootChars: start.rootChars,
       sinceRootChars: start.sinceRootChars + links.reduce((sum, link) => sum + link.chars, 0),
@@ -258,12 +260,18 @@ export class CheckpointLog {
   }
 
   /**
-   * Whether everything a checkpoint's tuple needs has been read: each value's chain, and for a
-   * checkpoint older than format 4, its parent (whose writes hold the pending sends).
+   * Whether everything a checkpoint's tuple needs has been read: each value's chain, the writes
+   * stored before it, and for a checkpoint older than format 4, its parent (whose writes hold the
+   * pending sends).
    */
   isReadable(found: CheckpointEntry): boolean {
     const { record } = found;
     if (!this.#valueOwners(found)) return false;
+    const writes = [
+      ...(this.#writes.get(writesKey(record.ns, record.checkpointId))?.values() ?? []),
+    ];
+    const early = record.earlyWrites ?? [];
+    if (!early.every((taskId) => writes.some((write) => write.taskId === taskId))) return false;
     if (record.parentId === undefined || checkpointFormat(record) >= 4) return true;
     return this.checkpoint(record.ns, record.parentId) !== undefined;
   }
@@ -280,7 +288,8 @@ export class CheckpointLog {
       if (!head || head.entry.place.position < from) continue;
       const owners = this.#valueOwners(head);
       if (!owners) return undefined;
-      for (const owner of [head.entry, ...owners]) {
+      const writes = this.pendingWrites(ns, head.record.checkpointId).map((write) => write.owner);
+      for (const owner of [head.entry, ...owners, ...writes]) {
         lowest = Math.min(lowest, owner.place.position);
       }
     }

@@ -2,4 +2,23 @@
  * `langchain-studio/langgraph`: a LangGraph checkpointer kept in the service's threads. Needs the
  * optional peer `@langchain/langgraph-checkpoint`.
  */
+
+export { type CheckpointPlace, checkpointContext, storeContext } from "../crypto/contexts";
+export {
+  type ContextualSerde,
+  createEncryptedSerde,
+  ENCRYPTED_TYPE,
+  EncryptedSerde,
+  type EncryptedSerdeOptions,
+  isContextualSerde,
+} from "../crypto/encrypted-serde";
+export { type DecryptionRefusal, StudioDecryptionError } from "../crypto/errors";
+export type { EncryptionKey } from "../crypto/key-ring";
+export {
+  type StudioPutOperation,
+  StudioStore,
+  type StudioStoreFields,
+  type StudioStoreIndex,
+  type StudioStoreTtl,
+} from "../store/store";
 export { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "./saver";

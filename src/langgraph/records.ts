@@ -51,6 +51,8 @@ export interface CheckpointRecord {
   metadata: StoredValue;
   /** The channels this step changed (and copies of values read far back), each at its version. */
   blobs: BlobRecord[];
+  /** Tasks whose writes against this checkpoint were stored before it (see `write-order.ts`). */
+  earlyWrites?: string[] | undefined;
 }
 
 export interface WritesRecord {
@@ -244,7 +246,8 @@ function parseRecord(text: string): StoredRecord | undefined {
   try {
     const value = JSON.parse(text) as Partial<StoredRecord>;
     if (value.format !== RECORD_FORMAT || typeof value.ns !== "string") return undefined;
-    if (value.kind === "values") return Array.isArray(value.blobs) ? (value as StoredRecord) : undefined;
+    if (value.kind === "values")
+      return Array.isArray(value.blobs) ? (value as StoredRecord) : undefined;
     if (value.kind !== "checkpoint" && value.kind !== "writes") return undefined;
     if (typeof value.checkpointId !== "string") return undefined;
     return value as StoredRecord;

@@ -103,7 +103,8 @@ export class CheckpointThreads {
           this.#scope(),
         );
         if (view.serviceThreadId === undefined) return undefined;
-        const window = (view.window ??= new ThreadWindow(this.client, view.serviceThreadId));
+        view.window ??= new ThreadWindow(this.client, view.serviceThreadId);
+        const window = view.window;
         const started = window.started;
         try {
           return await use(window);

@@ -12,12 +12,12 @@ import {
 import { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import {
-  baseModelParams,
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
+import { asContextOverflow } from "../models/context-overflow";
 import { completionParams, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
@@ -88,7 +88,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
     const settings = parseModelFields(LLM_SETTINGS, fields);
-    super(baseModelParams(fields));
+    super(fields);
     this.#client = initModel(this, fields, settings);
   }
 
@@ -147,7 +147,9 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
           this.#runPrompt(prompt, promptIndex, options, runManager),
         ),
       ),
-    );
+    ).catch((error: unknown) => {
+      throw asContextOverflow(error);
+    });
     let tokenUsage: TokenUsage | undefined;
     for (const result of results) tokenUsage = addTokenUsage(tokenUsage, result.tokenUsage);
     return {
@@ -204,14 +206,18 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     );
     let finishing: GenerationChunk | undefined;
     let tokenUsage: TokenUsage | undefined;
-    for await (const event of stream) {
-      tokenUsage = convertUsageToTokenUsage(event.usage) ?? tokenUsage;
-      for (const { index, chunk } of convertTextChunkToGenerationChunks(event, this.model)) {
-        await reportToken(runManager, chunk, 0, index);
-        if (index !== 0) continue;
-        if (chunk.generationInfo?.finish_reason !== undefined) finishing = chunk;
-        else yield chunk;
+    try {
+      for await (const event of stream) {
+        tokenUsage = convertUsageToTokenUsage(event.usage) ?? tokenUsage;
+        for (const { index, chunk } of convertTextChunkToGenerationChunks(event, this.model)) {
+          await reportToken(runManager, chunk, 0, index);
+          if (index !== 0) continue;
+          if (chunk.generationInfo?.finish_reason !== undefined) finishing = chunk;
+          else yield chunk;
+        }
       }
+    } catch (error) {
+      throw asContextOverflow(error);
     }
     if (!(options.streamUsage ?? this.streamUsage)) tokenUsage = undefined;
     if (finishing !== undefined) {

@@ -1,8 +1,9 @@
 /**
- * What both model constructors do: hand core's base class its parameters, then keep the settings,
- * some client options and the hidden key on the model, and get the model's client. Also the
- * serialization declarations both classes return.
+ * What both model constructors do after core's base class has the user's fields: keep the
+ * settings, some client options and the hidden key on the model, switch core's retries off, and
+ * get the model's client. Also the serialization declarations both classes return.
  */
+import { AsyncCaller } from "@langchain/core/utils/async_caller";
 import type { StudioClient } from "../client";
 import type { ClientOptionName, StudioClientOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
@@ -30,25 +31,24 @@ export type StudioModelClientFields = Pick<
 >;
 
 /**
- * The parameters to hand to core's base class: everything the user gave, but with the
- * `AsyncCaller`'s retries off, because the client already retries (one layer, or attempts
- * multiply). `maxConcurrency` is kept: core's caller enforces it.
- */
-export function baseModelParams<T extends object>(fields: T): T {
-  return { ...fields, maxRetries: 0 };
-}
-
-/**
- * What both model constructors do after `super`: keep the checked settings and the client fields
- * on the model (read by introspection, and by each call, so a changed field applies), the key as
- * a hidden field, and return the model's client (the `client` option, or one built from the
- * options).
+ * What both model constructors do after `super(fields)`: keep the checked settings and the client
+ * fields on the model (read by introspection, and by each call, so a changed field applies), the
+ * key as a hidden field, and return the model's client (the `client` option, or one built from
+ * the options).
+ *
+ * Core's base class built its `AsyncCaller` from the user's `maxRetries`; it is replaced by one
+ * that never retries, because the client already does (one layer, or attempts multiply), and
+ * that keeps `maxConcurrency`, which it enforces. `super` is handed the user's fields unchanged,
+ * so the serialized model (`lc_kwargs`, `toJSON()`) records the user's `maxRetries`.
  */
 export function initModel<T extends SettingTable>(
-  model: object,
+  model: { caller: AsyncCaller },
   fields: StudioModelFields<T>,
   settings: StudioModelSettings<T>,
 ): StudioClient {
+  // Every table holds the shared settings (MODEL_SETTINGS), `maxConcurrency` among them.
+  const { maxConcurrency } = settings as StudioModelSettings;
+  model.caller = new AsyncCaller({ maxConcurrency, maxRetries: 0 });
   Object.assign(model, settings);
   for (const name of MODEL_CLIENT_FIELDS) Object.assign(model, { [name]: fields[name] });
   defineApiKey(model, fields.apiKey);

@@ -27,7 +27,7 @@ export function requestOptions(options: ModelRequestOptions = {}): RequestOption
 /**
  * Runs one request of a model. Through core's caller only when `maxConcurrency` bounds requests
  * in flight: without a bound the caller has nothing to queue, and nothing to retry either (its
- * retries are off, see `baseModelParams`), so the request runs directly. The client honours the
+ * retries are off, see `initModel`), so the request runs directly. The client honours the
  * abort signal itself either way.
  */
 export function runRequest<T>(

@@ -1,4 +1,5 @@
 import { named, StudioError, StudioNotFoundError } from "../errors";
+import { redactText } from "../errors/redact";
 
 /** Where each message of a write call stands, by its index in the call's `messages`. */
 export interface WriteOutcome {
@@ -85,7 +86,8 @@ export class StudioWriteNotConfirmedError extends StudioError {
       `Could not ${init.what} after ${init.attempts} attempt(s) (last error: ${reason}). ${where} ${describeOutcome(init, init.totalCount)}.${init.note ? ` ${init.note}` : ""}${retry}`,
       { cause: init.cause },
     );
-    this.threadId = init.threadId;
+    // A server's id, shown apart from the message: one that echoes the key must not carry it out.
+    this.threadId = init.threadId === undefined ? undefined : redactText(init.threadId);
     this.stored = [...init.stored];
     this.notStored = [...init.notStored];
     this.unknown = [...init.unknown];

@@ -27,6 +27,7 @@
  * first session thread. An empty session dataset proves a session new only when that record
  * exists; without it (a new account, or a service that cannot file), the account is listed.
  */
+import type { Thread } from "../api-types";
 import type { StudioClient } from "../client";
 import { StudioAPIError } from "../errors";
 import { KIND_KEY } from "./metadata";
@@ -45,6 +46,19 @@ export async function sessionDatasetId(kind: string, sessionId: string): Promise
   return `lc-${kind}-${hash.slice(0, HASH_DIGITS)}`;
 }
 
+const SESSION_DATASET = new RegExp(`^lc-[a-z]+-[0-9a-f]{${HASH_DIGITS}}$`);
+
+/**
+ * Whether a thread may hold a session looked up without a dataset of the caller's: one in no
+ * dataset (created where filing was refused), or in its session's own dataset. A session thread
+ * in a caller's dataset belongs to that dataset's sessions. (The spec's Thread has no `datasetId`;
+ * a service that does not send it leaves the two apart only by the listing that finds them.)
+ */
+export function mayHoldUnscopedSession(thread: Thread): boolean {
+  const datasetId = thread.datasetId;
+  return datasetId === undefined || datasetId === null || SESSION_DATASET.test(datasetId);
+}
+
 /** Whether a call that named a made-up dataset id was refused because of it. */
 export function refusesDataset(error: unknown): boolean {
   return (
@@ -56,8 +70,10 @@ export function refusesDataset(error: unknown): boolean {
 /** Whether the account holds the record that its sessions are filed by dataset. */
 export async function hasLayoutRecord(client: StudioClient): Promise<boolean> {
   const query = { datasetId: LAYOUT_DATASET, order: "asc" as const, limit: 1 };
-  const page = await client.listThreads(query);
-  return page.data.some((thread) => thread.metadata?.[KIND_KEY] === LAYOUT_KIND);
+  for await (const thread of client.iterateThreads(query)) {
+    return thread.metadata?.[KIND_KEY] === LAYOUT_KIND;
+  }
+  return false;
 }
 
 /**

@@ -18,6 +18,7 @@ import { computedServiceIdentity, serviceIdentity } from "./service-identity";
 import {
   createLayoutRecord,
   hasLayoutRecord,
+  mayHoldUnscopedSession,
   refusesDataset,
   sessionDatasetId,
 } from "./session-datasets";
@@ -29,7 +30,7 @@ import {
   ThreadScan,
 } from "./session-index";
 
-export type SessionKind = "history" | "checkpoint";
+export type SessionKind = "history" | "checkpoint" | "store";
 
 /** A session as the directory addresses it. */
 export interface SessionRef {
@@ -161,7 +162,11 @@ export class SessionDirectory {
   }
 
   async #scanned(client: StudioClient, session: SessionRef): Promise<SeenThread | undefined> {
-    this.#scan ??= new ThreadScan(this.#userDataset, this.#index);
+    this.#scan ??= new ThreadScan(
+      this.#userDataset,
+      this.#index,
+      this.#userDataset === undefined ? mayHoldUnscopedSession : undefined,
+    );
     await this.#scan.refresh(client);
     return this.#index.winner(session.key);
   }

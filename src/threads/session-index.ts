@@ -102,14 +102,21 @@ export class SessionIndex {
 export class ThreadScan {
   readonly #datasetId: string | undefined;
   readonly #index: SessionIndex;
+  readonly #accept: (thread: Thread) => boolean;
   /** Id of the newest thread listed so far: the next refresh lists only what follows it. */
   #cursor: string | undefined;
   /** Refreshes run one after another, so each one starts after the calls queued before it. */
   readonly #refreshes = new SerialQueue();
 
-  constructor(datasetId: string | undefined, index: SessionIndex) {
+  /** `accept` says which of the listed threads the index takes. */
+  constructor(
+    datasetId: string | undefined,
+    index: SessionIndex,
+    accept: (thread: Thread) => boolean = () => true,
+  ) {
     this.#datasetId = datasetId;
     this.#index = index;
+    this.#accept = accept;
   }
 
   /** Lists the threads created since the last refresh (all of them the first time). */
@@ -140,7 +147,7 @@ export class ThreadScan {
       ...(this.#cursor === undefined ? {} : { after: this.#cursor }),
     };
     for await (const thread of client.iterateThreads(query, options)) {
-      this.#index.note(thread);
+      if (this.#accept(thread)) this.#index.note(thread);
       this.#cursor = thread.id;
     }
   }

@@ -50,10 +50,15 @@ describe("StudioChatMessageHistory with a sessionId", () => {
     expect(emulator.handle.requests.filter((r) => r.method === "POST")).toHaveLength(0);
 
     await first.addMessages([new HumanMessage("My name is Ada."), new AIMessage("Hello Ada.")]);
-    const created = emulator.handle.requests.find((r) => r.method === "POST");
-    expect(created?.body).toMatchObject({
-      metadata: { lc_session: "user-42", lc_kind: "history" },
-    });
+    const created = emulator.handle.requests.filter((r) => r.method === "POST");
+    // The account's record that sessions are filed by dataset, then the session's thread.
+    expect(created.map((r) => r.body)).toEqual([
+      expect.objectContaining({ datasetId: "lc-sessions" }),
+      expect.objectContaining({
+        datasetId: expect.stringMatching(/^lc-history-[0-9a-f]{32}$/),
+        metadata: expect.objectContaining({ lc_session: "user-42", lc_kind: "history" }),
+      }),
+    ]);
 
     const later = new StudioChatMessageHistory({ client: client(), sessionId: "user-42" });
     expect((await later.getMessages()).map((m) => m.content)).toEqual([
@@ -115,7 +120,10 @@ describe("StudioChatMessageHistory with a sessionId", () => {
     }
     // The race really happened: more threads were created than sessions remain.
     const creates = emulator.handle.requests.filter(
-      (r) => r.method === "POST" && r.path.endsWith("/v1/threads"),
+      (r) =>
+        r.method === "POST" &&
+        r.path.endsWith("/v1/threads") &&
+        (r.body as { metadata?: Record<string, string> }).metadata?.lc_session !== undefined,
     );
     expect(creates.length).toBe(10);
   });
@@ -155,29 +163,68 @@ describe("StudioChatMessageHistory with a sessionId", () => {
     );
   });
 
-  it("looks up by listing once per client, then only new threads, and a known session costs nothing", async () => {
+  it("finds a session by listing its own dataset, and a session it found costs nothing", async () => {
     const seed = client();
     for (let i = 0; i < 230; i++) {
+      await new StudioChatMessageHistory({ client: seed, sessionId: `s${i}` }).getThreadId();
+    }
+    const c = client();
+    emulator.handle.clearRequests();
+    expect(await findSessionThread(c, "s7", "history")).toMatch(/^thread_/);
+    expect(threadLists().map((r) => r.query.datasetId)).toEqual([
+      expect.stringMatching(/^lc-history-/),
+    ]);
+
+    emulator.handle.clearRequests();
+    // Another kind is another session. The service files sessions (s7's thread is filed), so an
+    // empty dataset proves a session new...
+    expect(await findSessionThread(c, "s7", "checkpoint")).toBeUndefined();
+    expect(threadLists().map((r) => r.query.datasetId)).toEqual([
+      expect.stringMatching(/^lc-checkpoint-/),
+    ]);
+    // ...and for a process that has seen no filed thread yet, the account's record does.
+    emulator.handle.clearRequests();
+    expect(await findSessionThread(client(), "nobody", "history")).toBeUndefined();
+    expect(threadLists().map((r) => r.query.datasetId)).toEqual([
+      expect.stringMatching(/^lc-history-/),
+      "lc-sessions",
+    ]);
+
+    emulator.handle.clearRequests();
+    const history = new StudioChatMessageHistory({ client: c, sessionId: "s7" });
+    await history.addMessage(new HumanMessage("hi"));
+    expect(emulator.handle.requests.map((r) => r.method)).toEqual(["POST"]);
+  });
+
+  it("with the caller's datasetId, keeps the session's thread in that dataset and lists it", async () => {
+    const seed = client();
+    for (let i = 0; i < 150; i++) {
       await seed.createThread({
-        title: `t${i}`,
+        datasetId: "support",
         metadata: { lc_session: `s${i}`, lc_kind: "history" },
       });
     }
     const c = client();
     emulator.handle.clearRequests();
-    expect(await findSessionThread(c, "s7", "history")).toMatch(/^thread_/);
-    expect(threadLists()).toHaveLength(3);
-
-    emulator.handle.clearRequests();
-    expect(await findSessionThread(c, "s200", "history")).toMatch(/^thread_/);
-    expect(await findSessionThread(c, "s7", "checkpoint")).toBeUndefined();
-    expect(threadLists()).toHaveLength(1);
-    expect(threadLists()[0]?.query.after).toMatch(/^thread_/);
-
-    emulator.handle.clearRequests();
-    const history = new StudioChatMessageHistory({ client: c, sessionId: "s12" });
-    await history.addMessage(new HumanMessage("hi"));
-    expect(emulator.handle.requests.map((r) => r.method)).toEqual(["POST"]);
+    const history = new StudioChatMessageHistory({
+      client: c,
+      sessionId: "new",
+      datasetId: "support",
+    });
+    await history.addMessage(new HumanMessage("hello"));
+    // The dataset is listed once (100 threads per call), then only what was created since.
+    expect(threadLists().map((r) => [r.query.datasetId, r.query.after !== undefined])).toEqual([
+      ["support", false],
+      ["support", true],
+      ["support", true],
+    ]);
+    const created = emulator.handle.requests.find((r) => r.method === "POST");
+    expect(created?.body).toMatchObject({ datasetId: "support" });
+    // The same session id without the dataset is another session.
+    expect(await findSessionThread(client(), "new", "history")).toBeUndefined();
+    expect(await findSessionThread(client(), "new", "history", { datasetId: "support" })).toBe(
+      history.threadId,
+    );
   });
 
   it("deleteThread forgets the session's thread; the next write starts a new one that others find", async () => {

@@ -67,7 +67,7 @@ function supportAgent() {
 }
 
 const orderScript = [
-  { toolCalls: [{ name: "get_order", args: { orderId: "A-17" } }] },
+  { toolCalls: [{ name: "get_order", args: { orderId: "A-17" }, id: "call_order" }] },
   "Your order A-17 shipped on Monday.",
 ];
 
@@ -89,8 +89,7 @@ describe("createAgent against a script", () => {
     });
     expect(second?.messages?.at(-1)).toEqual({
       role: "tool",
-      // Calls the script leaves unnamed are numbered call_1, call_2... from reset().
-      tool_call_id: "call_1",
+      tool_call_id: "call_order",
       content: "Order A-17: shipped on Monday",
     });
   });

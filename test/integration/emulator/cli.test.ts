@@ -111,6 +111,37 @@ describe("studio-emulator CLI", () => {
     }
   });
 
+  it("--lenient-tool-messages answers a tool call left without its result (real servers answer 400)", async () => {
+    const cli = run(["--port", "0", "--api-key", KEY, "--lenient-tool-messages"]);
+    try {
+      await waitFor(() => /export STUDIO_PROXY_URL=\S+/.test(cli.stdout()), "the startup banner");
+      const proxyUrl = /export STUDIO_PROXY_URL=(\S+)/.exec(cli.stdout())?.[1];
+      const unanswered = {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { id: "call_a", type: "function", function: { name: "lookup", arguments: "{}" } },
+        ],
+      };
+      const completion = await call("POST", `${proxyUrl}${PATHS.chatCompletions}`, {
+        body: {
+          model: "studio/echo-small",
+          messages: [
+            { role: "user", content: "hi" },
+            unanswered,
+            { role: "user", content: "go on" },
+          ],
+        },
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      expect(completion.status).toBe(200);
+    } finally {
+      const pid = Number(/process id:\s+(\d+)/.exec(cli.stdout())?.[1]);
+      if (pid > 0) process.kill(pid, "SIGKILL");
+      cli.child.kill("SIGKILL");
+    }
+  });
+
   it("exits with code 2 and the usage on a bad option", async () => {
     const cli = run(["--port", "abc"]);
     expect(await cli.exited).toBe(2);

@@ -62,7 +62,7 @@ describe("StudioCheckpointSaver", () => {
     emulator.handle.clearRequests();
     const failed = saver.putWrites(saved, [["a", 2]], "task-1");
     await expect(failed).rejects.toThrow(
-      /task task-1 .*It may or may not be stored\. A record stored twice reads as once/,
+      /task task-1 .*It may or may not be stored\. A record stored twice reads as once/s,
     );
     expect(recordPosts()).toHaveLength(3);
     emulator.handle.setFaults(undefined);
@@ -78,7 +78,7 @@ describe("StudioCheckpointSaver", () => {
     const checkpoint = checkpointWith({ a: 1 }, 2);
     emulator.handle.clearRequests();
     await expect(saver.put(config, checkpoint, meta(1), { a: 2 })).rejects.toThrow(
-      new RegExp(`checkpoint ${checkpoint.id} of LangGraph thread "refused".*It is not stored\\.`),
+      new RegExp(`checkpoint ${checkpoint.id} of LangGraph thread "refused".*It is not stored\\.`, "s"),
     );
     expect(recordPosts()).toHaveLength(1);
 
@@ -89,7 +89,7 @@ describe("StudioCheckpointSaver", () => {
     emulator.handle.setFaults({ rate429: 1, retryAfterSeconds: 0, match: "/messages" });
     const big = checkpointWith({ notes: "x".repeat(3_000) }, 3);
     await expect(split.put(config, big, meta(2), { notes: 3 })).rejects.toThrow(
-      /Part 1 of \d+ is not stored\. No part before it is stored\. Later parts were not sent\./,
+      /Part 1 of \d+ is not stored\. No part before it is stored\. Later parts were not sent\./s,
     );
   });
 

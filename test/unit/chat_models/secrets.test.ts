@@ -4,10 +4,12 @@
  */
 import { inspect } from "node:util";
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { load } from "@langchain/core/load";
 import type { Serialized } from "@langchain/core/load/serializable";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
+import { StudioLLM } from "../../../src/llms";
 import { StudioServerError } from "../../../src/errors";
 import { completion, KEY, MODEL, newModel, ORIGIN, PATH, PROXY_URL, replyJson } from "./helpers";
 
@@ -31,6 +33,29 @@ describe("serialization", () => {
     expect(parsed.kwargs.api_key).toEqual({ lc: 1, type: "secret", id: ["STUDIO_API_KEY"] });
     expect(parsed.kwargs.client).toBeUndefined();
     expect(parsed.kwargs).toMatchObject({ model: MODEL, temperature: 0.2, stop: ["END"] });
+  });
+
+  it("records the user's maxRetries, and a model revived from JSON keeps it", async () => {
+    const fields = { apiKey: KEY, proxyUrl: PROXY_URL, maxRetries: 5 };
+    for (const model of [new ChatStudio(MODEL, fields), new StudioLLM(MODEL, fields)]) {
+      expect(model.lc_kwargs.maxRetries).toBe(5);
+      const json = JSON.stringify(model);
+      expect(JSON.parse(json).kwargs.max_retries).toBe(5);
+      const revived = await load<ChatStudio | StudioLLM>(json, {
+        secretsMap: { STUDIO_API_KEY: KEY },
+        importMap: { chat_models__studio: { ChatStudio }, llms__studio: { StudioLLM } },
+      });
+      expect(revived).toBeInstanceOf(model.constructor);
+      expect(revived.maxRetries).toBe(5);
+      expect(revived.client.toJSON().maxRetries).toBe(5);
+      expect(callerSettings(revived).maxRetries).toBe(0);
+    }
+  });
+
+  it("a model without maxRetries records none (the client's default applies when revived)", () => {
+    const model = new ChatStudio(MODEL, { apiKey: KEY, proxyUrl: PROXY_URL });
+    expect(model.lc_kwargs).not.toHaveProperty("maxRetries");
+    expect(JSON.parse(JSON.stringify(model)).kwargs).not.toHaveProperty("max_retries");
   });
 
   it("toJSON() and lc_kwargs hold no key", () => {
@@ -99,7 +124,7 @@ describe("serialization", () => {
 });
 
 /** The base class's AsyncCaller keeps these protected; tests read them to prove the setup. */
-function callerSettings(model: ChatStudio): { maxRetries: number; maxConcurrency: number } {
+function callerSettings(model: ChatStudio | StudioLLM): { maxRetries: number; maxConcurrency: number } {
   return model.caller as unknown as { maxRetries: number; maxConcurrency: number };
 }
 

@@ -8,9 +8,9 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
-import type { ChatCompletion } from "../../../src/api-types";
+import type { ChatCompletion, ChatCompletionChunk } from "../../../src/api-types";
 import { StudioValidationError } from "../../../src/errors";
-import { completion, newModel, replyJson } from "./helpers";
+import { completion, MODEL, newModel, replyJson, replyStream, textChunks } from "./helpers";
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -165,5 +165,110 @@ describe("configuration", () => {
     expect(() => newModel().withStructuredOutput(movieJson, { method: "xml" })).toThrow(
       StudioValidationError,
     );
+  });
+});
+
+describe("streamed structured output ends with the value invoke would give, or its error", () => {
+  const base = { id: "c", object: "chat.completion.chunk", created: 1, model: MODEL };
+  const personJson = {
+    title: "person",
+    type: "object",
+    properties: { name: { type: "string" }, age: { type: "integer" } },
+    required: ["name", "age"],
+  };
+  const personSchemas = {
+    "JSON schema": personJson,
+    "zod v4": z4.object({ name: z4.string(), age: z4.number().int() }),
+  } as const;
+  const CUT = ['{"name":"A', 'da","age":3'];
+  const WHOLE = ['{"name":"A', 'da","age":3}'];
+
+  function toolCallChunks(args: string[], finish: string): ChatCompletionChunk[] {
+    const call = { index: 0, id: "call_1", type: "function" as const };
+    return [
+      {
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ ...call, function: { name: "person", arguments: "" } }] },
+            finish_reason: null,
+          },
+        ],
+      },
+      ...args.map((piece) => ({
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: piece } }] },
+            finish_reason: null,
+          },
+        ],
+      })),
+      { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish }] },
+    ];
+  }
+
+  async function streamed(
+    schema: Record<string, unknown>,
+    method: string,
+  ): Promise<{ values: unknown[]; error?: unknown }> {
+    const values: unknown[] = [];
+    try {
+      const stream = await newModel()
+        .withStructuredOutput(schema, { name: "person", method })
+        .stream("x");
+      for await (const value of stream) values.push(value);
+      return { values };
+    } catch (error) {
+      return { values, error };
+    }
+  }
+
+  describe.each(Object.entries(personSchemas))("%s", (_, schema) => {
+    it.each(["jsonSchema", "jsonMode"])(
+      "%s: a reply cut short raises the parsing error",
+      async (method) => {
+        replyStream(textChunks(CUT, "length"));
+        const { values, error } = await streamed(schema, method);
+        expect(error).toBeInstanceOf(OutputParserException);
+        expect(values).toEqual([]);
+      },
+    );
+
+    it.each(["jsonSchema", "jsonMode"])(
+      "%s: a whole reply ends with the parsed value",
+      async (method) => {
+        replyStream(textChunks(WHOLE));
+        const { values, error } = await streamed(schema, method);
+        expect(error).toBeUndefined();
+        expect(values.at(-1)).toEqual({ name: "Ada", age: 3 });
+      },
+    );
+
+    it("functionCalling: arguments cut short raise after the partial values", async () => {
+      replyStream(toolCallChunks(CUT, "length"));
+      const { values, error } = await streamed(schema, "functionCalling");
+      expect(error).toBeInstanceOf(OutputParserException);
+      expect((error as Error).message).toMatch(
+        /called "person" but its arguments are not valid JSON/,
+      );
+      expect(values.length).toBeGreaterThan(0);
+    });
+
+    it("functionCalling: whole arguments end with the parsed value", async () => {
+      replyStream(toolCallChunks(WHOLE, "tool_calls"));
+      const { values, error } = await streamed(schema, "functionCalling");
+      expect(error).toBeUndefined();
+      expect(values.at(-1)).toEqual({ name: "Ada", age: 3 });
+    });
+  });
+
+  it("jsonSchema with a JSON schema: a whole reply that does not match raises", async () => {
+    replyStream(textChunks(['{"name":"Ada","age":"three"}']));
+    const { error } = await streamed(personJson, "jsonSchema");
+    expect(error).toBeInstanceOf(OutputParserException);
+    expect((error as Error).message).toMatch(/age/);
   });
 });

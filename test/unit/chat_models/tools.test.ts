@@ -111,6 +111,10 @@ describe("bindTools: tool_choice", () => {
     ["required", "required"],
     ["any", "required"],
     ["weather_json", { type: "function", function: { name: "weather_json" } }],
+    [
+      { type: "tool", name: "weather_json" },
+      { type: "function", function: { name: "weather_json" } },
+    ],
   ])("%j -> %j", async (choice, expected) => {
     const { bodies } = replyJson(completion());
     await newModel()

@@ -178,6 +178,14 @@ describe("convertToolChoiceToStudio", () => {
       { type: "function", function: { name: "get_weather" } },
       { type: "function", function: { name: "get_weather" } },
     ],
+    // Anthropic's forms, as agents written for ChatAnthropic pass them.
+    [
+      { type: "tool", name: "get_weather" },
+      { type: "function", function: { name: "get_weather" } },
+    ],
+    [{ type: "any" }, "required"],
+    [{ type: "auto" }, "auto"],
+    [{ type: "none" }, "none"],
     [undefined, undefined],
   ])("%j -> %j", (choice, expected) => {
     expect(convertToolChoiceToStudio(choice, tools)).toEqual(expected);
@@ -190,6 +198,9 @@ describe("convertToolChoiceToStudio", () => {
     expect(() =>
       convertToolChoiceToStudio({ type: "function", function: { name: "x" } }, tools),
     ).toThrow(StudioValidationError);
+    expect(() => convertToolChoiceToStudio({ type: "tool", name: "get_stock" }, tools)).toThrow(
+      /get_stock.*not among the bound tools/,
+    );
   });
 
   it("rejects forcing a tool when none are bound; drops auto/none", () => {
@@ -201,5 +212,9 @@ describe("convertToolChoiceToStudio", () => {
 
   it("rejects malformed choices", () => {
     expect(() => convertToolChoiceToStudio({ type: "tool" }, tools)).toThrow(StudioValidationError);
+    expect(() => convertToolChoiceToStudio({ type: "tool", name: 3 }, tools)).toThrow(
+      /\{ type: "tool", name \}/,
+    );
+    expect(() => convertToolChoiceToStudio(7, tools)).toThrow(StudioValidationError);
   });
 });

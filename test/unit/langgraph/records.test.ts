@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
 import { METADATA_LIMITS } from "../../../src/api-types";
-import { CheckpointLog } from "../../../src/langgraph/checkpoint-log";
 import {
   type CheckpointRecord,
   loadValue,
@@ -9,11 +8,13 @@ import {
   RECORD_KIND_KEY,
   RecordReader,
   recordMessages,
+  splitText,
   storeValue,
   type WritesRecord,
 } from "../../../src/langgraph/records";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+const at = (position: number) => ({ position, offset: position * 10 });
 
 function checkpointRecord(over: Partial<CheckpointRecord> = {}): CheckpointRecord {
   return {
@@ -23,9 +24,10 @@ function checkpointRecord(over: Partial<CheckpointRecord> = {}): CheckpointRecor
     ns: "",
     checkpointId: "c1",
     parentId: undefined,
+    versions: {},
     checkpoint: { type: "json", json: { v: 4, id: "c1" } },
     metadata: { type: "json", json: { step: 1 } },
-    blobs: {},
+    blobs: [],
     ...over,
   };
 }
@@ -54,6 +56,11 @@ function asStored(messages: ReturnType<typeof recordMessages>, from = 0): Thread
   }));
 }
 
+/** What a service that stores text as UTF-8 gives back (a lone surrogate becomes U+FFFD). */
+function throughUtf8(text: string): string {
+  return new TextDecoder().decode(new TextEncoder().encode(text));
+}
+
 describe("storeValue / loadValue", () => {
   it("keeps serializer JSON as a readable value and gives the same text back", () => {
     const stored = storeValue(["json", bytes('{"a":[1,"é"]}')]);
@@ -74,7 +81,8 @@ describe("recordMessages and RecordReader", () => {
   it("stores a small record in one message, with readable metadata within the limits", () => {
     const record = checkpointRecord({
       ns: "n".repeat(600),
-      blobs: { messages: { version: 2, value: { type: "empty" } } },
+      versions: { messages: "0002.ab" },
+      blobs: [{ channel: "messages", version: "0002.ab", value: { type: "empty" } }],
     });
     const [message, ...rest] = recordMessages(record);
     expect(rest).toEqual([]);
@@ -89,10 +97,14 @@ describe("recordMessages and RecordReader", () => {
       expect(key.length).toBeLessThanOrEqual(METADATA_LIMITS.maxKeyLength);
       expect(value.length).toBeLessThanOrEqual(METADATA_LIMITS.maxValueLength);
     }
-    expect(new RecordReader().read(asStored([message!])[0]!)).toEqual(record);
+    expect(new RecordReader().read(asStored([message!])[0]!, at(7))).toEqual({
+      record,
+      messageIds: ["msg_0"],
+      place: at(7),
+    });
   });
 
-  it("splits a long record into parts and reads it back once every part is there", () => {
+  it("splits a long record into parts and reads it back once every part is there, in any order", () => {
     const record = writesRecord({
       writes: [{ idx: 0, channel: "big", value: { type: "json", json: "x".repeat(5_000) } }],
     });
@@ -102,10 +114,52 @@ describe("recordMessages and RecordReader", () => {
       messages.map((_, i) => `${i + 1}/${messages.length}`),
     );
     const stored = asStored(messages);
+    // Oldest first (a catch-up) and newest first (a read from the thread's end) give one record.
+    const forward = new RecordReader();
+    for (const [i, message] of stored.slice(0, -1).entries()) {
+      expect(forward.read(message, at(i))).toBeUndefined();
+    }
+    expect(forward.read(stored.at(-1)!, at(stored.length - 1))).toMatchObject({
+      record,
+      place: at(0),
+    });
+    const backward = new RecordReader();
+    const results = [...stored].reverse().map((m, i) => backward.read(m, at(-i)));
+    expect(results.slice(0, -1).every((r) => r === undefined)).toBe(true);
+    expect(results.at(-1)).toEqual({
+      record,
+      messageIds: stored.map((m) => m.id),
+      place: at(-(stored.length - 1)),
+    });
+  });
+
+  it("never cuts a surrogate pair, so a service storing UTF-8 gives the record back intact", () => {
+    const record = writesRecord({
+      writes: [{ idx: 0, channel: "notes", value: { type: "json", json: "🙂".repeat(2_000) } }],
+    });
+    const text = JSON.stringify(record);
+    // Some 1,000-unit boundary falls between the two halves of an emoji.
+    expect(
+      [1_000, 2_000, 3_000].some((cut) => /[\ud800-\udbff]/.test(text.charAt(cut - 1))),
+    ).toBe(true);
+    const messages = recordMessages(record, 1_000, () => "rec-emoji");
+    for (const message of messages) {
+      expect(message.content.length).toBeLessThanOrEqual(1_000);
+      expect(throughUtf8(message.content)).toBe(message.content);
+    }
     const reader = new RecordReader();
-    // Parts may arrive over several reads (pages, syncs): nothing until the last one.
-    for (const message of stored.slice(0, -1)) expect(reader.read(message)).toBeUndefined();
-    expect(reader.read(stored.at(-1)!)).toEqual(record);
+    const stored = asStored(messages).map((m) => ({
+      ...m,
+      content: [{ type: "text", text: throughUtf8(String(m.content[0]!.text)) }],
+    }));
+    const results = stored.map((m, i) => reader.read(m, at(i)));
+    expect(results.at(-1)?.record).toEqual(record);
+  });
+
+  it("splitText keeps pieces within the size and joins back to the text", () => {
+    expect(splitText("ab🙂cd", 3)).toEqual(["ab", "🙂c", "d"]);
+    expect(splitText("abcdef", 3)).toEqual(["abc", "def"]);
+    expect(splitText("", 3)).toEqual([]);
   });
 
   it("never returns a record with a part missing", () => {
@@ -114,11 +168,11 @@ describe("recordMessages and RecordReader", () => {
     });
     const stored = asStored(recordMessages(record, 1_000, () => "rec-2"));
     const reader = new RecordReader();
-    const results = stored.filter((_, i) => i !== 1).map((m) => reader.read(m));
+    const results = stored.filter((_, i) => i !== 1).map((m, i) => reader.read(m, at(i)));
     expect(results.every((r) => r === undefined)).toBe(true);
   });
 
-  it("ignores messages that are not records (a conversation, damaged or newer formats)", () => {
+  it("ignores messages that are not records (a conversation, damaged or other formats)", () => {
     const reader = new RecordReader();
     const message = (text: string, metadata: Record<string, string> = {}): ThreadMessage => ({
       id: "m",
@@ -126,10 +180,14 @@ describe("recordMessages and RecordReader", () => {
       content: [{ type: "text", text }],
       metadata,
     });
-    expect(reader.read(message("hello"))).toBeUndefined();
-    expect(reader.read(message("{not json", { [RECORD_KIND_KEY]: "checkpoint" }))).toBeUndefined();
-    const future = JSON.stringify({ ...checkpointRecord(), format: RECORD_FORMAT + 1 });
-    expect(reader.read(message(future, { [RECORD_KIND_KEY]: "checkpoint" }))).toBeUndefined();
+    expect(reader.read(message("hello"), at(0))).toBeUndefined();
+    expect(
+      reader.read(message("{not json", { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
+    ).toBeUndefined();
+    for (const format of [RECORD_FORMAT - 1, RECORD_FORMAT + 1]) {
+      const other = JSON.stringify({ ...checkpointRecord(), format });
+      expect(reader.read(message(other, { [RECORD_KIND_KEY]: "checkpoint" }), at(0))).toBeUndefined();
+    }
     // The `{ value }` text form of this service family reads the same.
     const record = checkpointRecord();
     const valueForm: ThreadMessage = {
@@ -138,58 +196,6 @@ describe("recordMessages and RecordReader", () => {
       content: [{ type: "text", text: { value: JSON.stringify(record) } }],
       metadata: { [RECORD_KIND_KEY]: "checkpoint" },
     };
-    expect(reader.read(valueForm)).toEqual(record);
-  });
-});
-
-describe("CheckpointLog", () => {
-  const value = (json: unknown) => ({ type: "json", json });
-
-  it("finds a checkpoint by id or the latest one of a namespace", () => {
-    const log = new CheckpointLog();
-    for (const id of ["c2", "c1", "c3"]) log.add(checkpointRecord({ checkpointId: id }));
-    log.add(checkpointRecord({ checkpointId: "c9", ns: "child" }));
-    expect(log.checkpoint("")?.checkpointId).toBe("c3");
-    expect(log.checkpoint("", "c1")?.checkpointId).toBe("c1");
-    expect(log.checkpoint("child")?.checkpointId).toBe("c9");
-    expect(log.checkpoint("other")).toBeUndefined();
-    expect(log.allCheckpoints("").map((r) => r.checkpointId)).toEqual(["c3", "c2", "c1"]);
-    expect(log.allCheckpoints().map((r) => r.checkpointId)).toEqual(["c3", "c2", "c1", "c9"]);
-  });
-
-  it("applies the Postgres saver's conflict rules", () => {
-    const log = new CheckpointLog();
-    log.add(checkpointRecord({ blobs: { a: { version: 1, value: value("first") } } }));
-    log.add(
-      checkpointRecord({
-        metadata: value({ step: 2 }),
-        blobs: { a: { version: "1", value: value("second") } },
-      }),
-    );
-    // A checkpoint put again replaces the earlier one; a blob version is written once.
-    expect(log.checkpoint("", "c1")?.metadata).toEqual(value({ step: 2 }));
-    expect(log.blob("", "a", 1)).toEqual(value("first"));
-
-    const write = (idx: number, text: string) => ({ idx, channel: "ch", value: value(text) });
-    log.add(writesRecord({ writes: [write(0, "kept"), write(-1, "error 1")] }));
-    log.add(writesRecord({ writes: [write(0, "ignored"), write(-1, "error 2")] }));
-    expect(log.pendingWrites("", "c1").map((w) => [w.idx, w.value])).toEqual([
-      [-1, value("error 2")],
-      [0, value("kept")],
-    ]);
-  });
-
-  it("orders pending writes by task path, task id, then index", () => {
-    const log = new CheckpointLog();
-    const w = (idx: number) => ({ idx, channel: "c", value: value(idx) });
-    log.add(writesRecord({ taskId: "b", taskPath: "~1", writes: [w(1), w(0)] }));
-    log.add(writesRecord({ taskId: "z", taskPath: "", writes: [w(0)] }));
-    log.add(writesRecord({ taskId: "a", taskPath: "~1", writes: [w(0)] }));
-    expect(log.pendingWrites("", "c1").map((x) => `${x.taskId}${x.idx}`)).toEqual([
-      "z0",
-      "a0",
-      "b0",
-      "b1",
-    ]);
+    expect(reader.read(valueForm, at(0))?.record).toEqual(record);
   });
 });

@@ -36,7 +36,12 @@ export class FakeThreads {
 
   /** A StudioClient (it passes `instanceof`) whose thread calls are this fake's. */
   asClient(): StudioClient {
-    if (this.client) return this.client;
+    this.client ??= this.anotherClient();
+    return this.client;
+  }
+
+  /** Another client on the same threads, with nothing cached: what another process has. */
+  anotherClient(): StudioClient {
     const client = Object.create(StudioClient.prototype) as Record<string, unknown>;
     for (const name of [
       "createMessage",
@@ -50,8 +55,7 @@ export class FakeThreads {
       const method = this[name] as (...args: unknown[]) => unknown;
       client[name] = method.bind(this);
     }
-    this.client = client as unknown as StudioClient;
-    return this.client;
+    return client as unknown as StudioClient;
   }
 
   private id(prefix: string): string {
@@ -160,6 +164,14 @@ export class FakeThreads {
 
   async deleteThread(threadId: string): Promise<unknown> {
     this.calls.push("deleteThread");
+    if (!this.messages.has(threadId)) {
+      throw StudioAPIError.fromResponse({
+        status: 404,
+        method: "DELETE",
+        path: `/v1/threads/${threadId}`,
+        serverMessage: "not found",
+      });
+    }
     this.threads = this.threads.filter((t) => t.id !== threadId);
     this.messages.delete(threadId);
     return { id: threadId, deleted: true };

@@ -1,0 +1,369 @@
+/**
+ * The storage mapping of StudioStore: what a namespace's items look like as messages of its
+ * service thread, and the rule that reads them back. Pure: the I/O is `namespace-threads.ts`.
+ *
+ * Each namespace (and each prefix of one, for listing) has one thread. A message holds a record:
+ * JSON `{"entries": [...]}` in its content (metadata holds 512 characters a value, too little for
+ * values), marked `lc_store_record` in metadata so other messages are never read as ours. Entries:
+ *   put    a key's value (inline JSON, or a serializer's bytes in base64), created/expiry times
+ *   del    a key deleted (a tombstone: it must outlive the puts it hides, see `compactedEntries`)
+ *   touch  a key's expiry moved later by a read (TTL refreshed), naming the put it refreshes
+ *   child  a label under this namespace that has a thread of its own (for listing and search)
+ *   open   the namespace holds items: it is listed from then on, ordered by this stamp
+ *
+ * Newest wins, by stamp, not by position: every put and del carries a stamp (a microsecond time
+ * that never goes back in a process and always passes what its writer last read) and the writer's
+ * id to break ties. A process writes only after reading the namespace, so a write made after
+ * another one has seen it outranks it whatever the clocks say. Ordering by stamp is also what lets
+ * compaction copy the winners to new messages (same stamps) and delete the old ones, with no
+ * moment at which a reader could see an older value win.
+ */
+import type { ContentItem, ThreadMessage } from "../api-types";
+import { contentItemText } from "../api-types";
+import { fromBase64, toBase64 } from "../crypto/base64";
+import { sha256Hex } from "../threads/service-identity";
+
+/** Message metadata key marking a store record; its value is the record format. */
+export const STORE_RECORD_KEY = "lc_store_record";
+export const STORE_RECORD_FORMAT = "1";
+/** Largest message content written (the service's limit is unpublished; as the checkpointer). */
+export const DEFAULT_MAX_MESSAGE_CHARS = 100_000;
+/** Longest session id the thread directory takes (thread metadata value). */
+const MAX_SESSION_ID_CHARS = 512;
+const TITLE_CHARS = 200;
+
+/** When and by whom a put or delete was written: the larger wins. */
+export interface Stamp {
+  /** Microseconds since 1970, strictly increasing in a process. */
+  s: number;
+  /** The writing process. */
+  w: string;
+}
+
+/** What a put stores of an item: its value, and the vectors of its indexed texts. */
+export interface Payload {
+  value: Record<string, unknown>;
+  /** Float32 vectors, base64, by the field path their text came from ("$", "text", "tags.0"). */
+  vectors?: Record<string, string>;
+}
+
+/** The payload inline (readable), or a serializer's output (e.g. encrypted) in base64. */
+export type StoredPayload = { p: Payload } | { x: { type: string; data: string } };
+
+export type PutEntry = Stamp & {
+  op: "put";
+  key: string;
+  /** Stamp of the put that created the item (puts since keep it): the item's place in search. */
+  c: number;
+  /** When it expires (ms since 1970), if it has a TTL. */
+  e?: number;
+  /** Its TTL in minutes, which a read that refreshes TTL adds to the time of the read. */
+  ttl?: number;
+} & StoredPayload;
+
+export interface DeleteEntry extends Stamp {
+  op: "del";
+  key: string;
+}
+
+export interface TouchEntry {
+  op: "touch";
+  key: string;
+  /** The put whose expiry moves (a later put of the key replaces it, touch and all). */
+  of: Stamp;
+  e: number;
+}
+
+export interface ChildEntry {
+  op: "child";
+  label: string;
+}
+
+export interface OpenEntry extends Stamp {
+  op: "open";
+}
+
+export type Entry = PutEntry | DeleteEntry | TouchEntry | ChildEntry | OpenEntry;
+
+/** A new message as the client's `createMessage` takes it. */
+export interface RecordMessage {
+  role: "assistant";
+  content: string;
+  metadata: Record<string, string>;
+}
+
+/** Compares stamps; at equal stamps a delete outranks a put (an expired put's tombstone). */
+export function compareStamps(a: Stamp & { op?: string }, b: Stamp & { op?: string }): number {
+  if (a.s !== b.s) return a.s - b.s;
+  if (a.w !== b.w) return a.w < b.w ? -1 : 1;
+  return (a.op === "del" ? 1 : 0) - (b.op === "del" ? 1 : 0);
+}
+
+/** Stamps for this process's writes. */
+export class StampClock {
+  readonly writer: string;
+  #last = 0;
+
+  constructor(writer: string = crypto.randomUUID().replaceAll("-", "").slice(0, 12)) {
+    this.writer = writer;
+  }
+
+  /** A stamp later than `seen` (the largest the writer read) and than any issued before. */
+  next(seen: number, now: number = Date.now()): Stamp {
+    const s = Math.max(now * 1000, this.#last + 1, seen + 1);
+    this.#last = s;
+    return { s, w: this.writer };
+  }
+}
+
+/** The message content of a record holding `entries`. */
+export function recordContent(entries: readonly Entry[]): string {
+  return JSON.stringify({ entries });
+}
+
+/** Characters `entry` takes in a record's content (the comma between entries included). */
+export function entryChars(entry: Entry): number {
+  return JSON.stringify(entry).length + 1;
+}
+
+/** Characters of a record's content besides its entries. */
+export const RECORD_OVERHEAD_CHARS = recordContent([]).length;
+
+/**
+ * The messages holding `entries`, in order, each at most `maxChars` of content. An entry too big
+ * for a message on its own must have been refused before (`entryChars`).
+ */
+export function recordMessages(entries: readonly Entry[], maxChars: number): RecordMessage[] {
+  const groups: Entry[][] = [];
+  let current: Entry[] = [];
+  let size = RECORD_OVERHEAD_CHARS;
+  for (const entry of entries) {
+    const chars = entryChars(entry);
+    if (current.length > 0 && size + chars > maxChars) {
+      groups.push(current);
+      current = [];
+      size = RECORD_OVERHEAD_CHARS;
+    }
+    current.push(entry);
+    size += chars;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups.map((group) => ({
+    role: "assistant",
+    content: recordContent(group),
+    metadata: { [STORE_RECORD_KEY]: STORE_RECORD_FORMAT },
+  }));
+}
+
+/** The entries of a message, or undefined when it is not a store record of a known format. */
+export function readRecord(message: ThreadMessage): Entry[] | undefined {
+  if (message.metadata?.[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
+  try {
+    const parsed = JSON.parse(messageText(message.content)) as { entries?: unknown };
+    if (!Array.isArray(parsed.entries)) return undefined;
+    return parsed.entries.filter(isEntry);
+  } catch {
+    // A damaged message: not ours to read.
+    return undefined;
+  }
+}
+
+function messageText(content: readonly ContentItem[]): string {
+  return content.map((item) => contentItemText(item) ?? "").join("");
+}
+
+function isStamped(value: Record<string, unknown>): boolean {
+  return typeof value.s === "number" && typeof value.w === "string";
+}
+
+function isEntry(value: unknown): value is Entry {
+  if (typeof value !== "object" || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  switch (entry.op) {
+    case "put":
+      return (
+        typeof entry.key === "string" &&
+        isStamped(entry) &&
+        typeof entry.c === "number" &&
+        (typeof entry.p === "object" || typeof entry.x === "object")
+      );
+    case "del":
+      return typeof entry.key === "string" && isStamped(entry);
+    case "touch":
+      return (
+        typeof entry.key === "string" &&
+        typeof entry.e === "number" &&
+        typeof entry.of === "object" &&
+        entry.of !== null &&
+        isStamped(entry.of as Record<string, unknown>)
+      );
+    case "child":
+      return typeof entry.label === "string";
+    case "open":
+      return isStamped(entry);
+    default:
+      return false;
+  }
+}
+
+interface Held<T> {
+  entry: T;
+  /** The message it was read from. */
+  messageId: string;
+}
+
+/**
+ * A namespace as its messages say it is: the winning put or delete of each key, the refreshed
+ * expiries, the child labels and the opening stamp. Messages are added in any order; the result
+ * is the same (stamps decide, not positions).
+ */
+export class NamespaceLog {
+  readonly #items = new Map<string, Held<PutEntry | DeleteEntry>>();
+  readonly #children = new Map<string, string>();
+  #opened: Held<OpenEntry> | undefined;
+  readonly #touches = new Map<string, number>();
+  readonly #messageIds: string[] = [];
+  /** The largest stamp read: a write made after this read must pass it. */
+  maxStamp = 0;
+
+  add(messageId: string, entries: readonly Entry[]): void {
+    this.#messageIds.push(messageId);
+    for (const entry of entries) {
+      if (entry.op === "child") {
+        if (!this.#children.has(entry.label)) this.#children.set(entry.label, messageId);
+      } else if (entry.op === "touch") {
+        const at = touchKey(entry.key, entry.of);
+        this.#touches.set(at, Math.max(this.#touches.get(at) ?? 0, entry.e));
+      } else if (entry.op === "open") {
+        this.maxStamp = Math.max(this.maxStamp, entry.s);
+        if (!this.#opened || compareStamps(entry, this.#opened.entry) < 0) {
+          this.#opened = { entry, messageId };
+        }
+      } else {
+        this.maxStamp = Math.max(this.maxStamp, entry.s);
+        const held = this.#items.get(entry.key);
+        if (!held || compareStamps(entry, held.entry) > 0) {
+          this.#items.set(entry.key, { entry, messageId });
+        }
+      }
+    }
+  }
+
+  /** Whether the namespace holds (or held) items: it is then listed, as InMemoryStore lists it. */
+  get opened(): Stamp | undefined {
+    return this.#opened?.entry;
+  }
+
+  get children(): string[] {
+    return [...this.#children.keys()];
+  }
+
+  hasChild(label: string): boolean {
+    return this.#children.has(label);
+  }
+
+  /** The put's expiry with the reads that refreshed it, if it has one. */
+  expiresAt(put: PutEntry): number | undefined {
+    if (put.e === undefined) return undefined;
+    return Math.max(put.e, this.#touches.get(touchKey(put.key, put)) ?? 0);
+  }
+
+  /** The key's value at `now`: its winning put, unless deleted or expired. */
+  live(key: string, now: number): PutEntry | undefined {
+    const entry = this.#items.get(key)?.entry;
+    if (entry?.op !== "put") return undefined;
+    const expiresAt = this.expiresAt(entry);
+    return expiresAt !== undefined && expiresAt <= now ? undefined : entry;
+  }
+
+  /** The live items at `now`, in the order the namespace got them (created stamp, then key). */
+  liveItems(now: number): PutEntry[] {
+    const live: PutEntry[] = [];
+    for (const key of this.#items.keys()) {
+      const entry = this.live(key, now);
+      if (entry) live.push(entry);
+    }
+    return live.sort((a, b) => a.c - b.c || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** How many puts are expired at `now` (their values are still stored until compacted). */
+  expiredCount(now: number): number {
+    let count = 0;
+    for (const { entry } of this.#items.values()) {
+      if (entry.op !== "put") continue;
+      const expiresAt = this.expiresAt(entry);
+      if (expiresAt !== undefined && expiresAt <= now) count += 1;
+    }
+    return count;
+  }
+
+  /** Every message read, oldest first. */
+  get messageIds(): readonly string[] {
+    return this.#messageIds;
+  }
+
+  /** Messages holding nothing that still counts: compaction deletes them. */
+  deadMessageCount(): number {
+    const holding = new Set<string>();
+    for (const held of this.#items.values()) holding.add(held.messageId);
+    for (const messageId of this.#children.values()) holding.add(messageId);
+    if (this.#opened) holding.add(this.#opened.messageId);
+    return this.#messageIds.length - holding.size;
+  }
+
+  /**
+   * What the namespace holds, as entries for new messages: each key's winner with its refreshed
+   * expiry folded in (an expired put becomes a tombstone with the put's own stamp, which outranks
+   * it and nothing newer), each child once, the opening. Tombstones are kept: a process that read
+   * an older put of the key before compaction must still see it deleted.
+   */
+  compactedEntries(now: number): Entry[] {
+    const entries: Entry[] = [];
+    if (this.#opened) entries.push(this.#opened.entry);
+    for (const label of this.#children.keys()) entries.push({ op: "child", label });
+    for (const { entry } of this.#items.values()) {
+      if (entry.op === "del") {
+        entries.push(entry);
+        continue;
+      }
+      const expiresAt = this.expiresAt(entry);
+      if (expiresAt !== undefined && expiresAt <= now) {
+        entries.push({ op: "del", key: entry.key, s: entry.s, w: entry.w });
+      } else {
+        entries.push(expiresAt === undefined ? entry : { ...entry, e: expiresAt });
+      }
+    }
+    return entries;
+  }
+}
+
+function touchKey(key: string, of: Stamp): string {
+  return JSON.stringify([key, of.s, of.w]);
+}
+
+/**
+ * The id the thread directory knows a namespace by: its labels as JSON, or a SHA-256 of that when
+ * longer than a metadata value (the namespace itself is never read back from it: listing walks
+ * the labels of `child` entries).
+ */
+export async function namespaceSessionId(namespace: readonly string[]): Promise<string> {
+  const json = JSON.stringify(namespace);
+  return json.length <= MAX_SESSION_ID_CHARS ? json : `sha256:${await sha256Hex(json)}`;
+}
+
+/** The title of a namespace's thread, for a person reading the dashboard. */
+export function namespaceTitle(namespace: readonly string[]): string {
+  const title = `LangGraph store: ${namespace.length === 0 ? "(namespaces)" : namespace.join("/")}`;
+  return title.length <= TITLE_CHARS ? title : `${title.slice(0, TITLE_CHARS - 1)}…`;
+}
+
+/** A vector as stored: float32, base64 (a quarter of the JSON of its numbers). */
+export function encodeVector(vector: readonly number[]): string {
+  return toBase64(new Uint8Array(Float32Array.from(vector).buffer));
+}
+
+export function decodeVector(text: string): number[] {
+  const bytes = fromBase64(text) ?? new Uint8Array();
+  const copy = bytes.slice(0, bytes.length - (bytes.length % 4));
+  return Array.from(new Float32Array(copy.buffer));
+}

@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { planBlobs } from "../../../src/langgraph/blob-plan";
+import { READ_WINDOW } from "../../../src/langgraph/channel-values";
+import { CheckpointLog } from "../../../src/langgraph/checkpoint-log";
+import { planPrune } from "../../../src/langgraph/retention";
+import { appended, at, checkpointRecord, whole, writesRecord } from "./builders";
+
+const value = (json: unknown) => ({ type: "json", json });
+
+/** A log holding checkpoint c1 at message 1: m = ["a", "b"] (whole), n = "x". */
+function logWithParent() {
+  const log = new CheckpointLog();
+  log.add(
+    checkpointRecord({
+      checkpointId: "c1",
+      versions: { m: "v1", n: "n1" },
+      blobs: [whole("m", "v1", ["a", "b"]), whole("n", "n1", "x")],
+    }),
+    at(1),
+    ["1"],
+  );
+  return log;
+}
+
+describe("planBlobs", () => {
+  it("stores the items appended to the parent's value, and other changes whole", () => {
+    const log = logWithParent();
+    const plan = planBlobs({
+      ns: "",
+      versions: { m: "v2", n: "n2" },
+      changed: new Map([
+        ["m", value(["a", "b", "c"])],
+        ["n", value("y")],
+      ]),
+      parentVersions: { m: "v1", n: "n1" },
+      log,
+      now: at(3),
+    });
+    expect(plan.blobs).toEqual([appended("m", "v2", "v1", ["c"]), whole("n", "n2", "y")]);
+  });
+
+  it("stores whole what changed otherwise, or whose appended parts outgrow the whole copy", () => {
+    const log = logWithParent();
+    const plan = planBlobs({
+      ns: "",
+      versions: { m: "v2" },
+      changed: new Map([["m", value(["b"])]]),
+      parentVersions: { m: "v1" },
+      log,
+      now: at(3),
+    });
+    expect(plan.blobs).toEqual([whole("m", "v2", ["b"])]);
+    const longer = planBlobs({
+      ns: "",
+      versions: { m: "v2" },
+      changed: new Map([["m", value(["a", "b", "a long item that outgrows the list"])]]),
+      parentVersions: { m: "v1" },
+      log,
+      now: at(3),
+    });
+    expect(longer.blobs).toEqual([whole("m", "v2", ["a", "b", "a long item that outgrows the list"])]);
+  });
+
+  it("stores whole, and copies nothing, without the parent in the log (a write without a read)", () => {
+    const plan = planBlobs({
+      ns: "",
+      versions: { m: "v2", n: "n1" },
+      changed: new Map([["m", value(["a", "b", "c"])]]),
+      parentVersions: undefined,
+      log: undefined,
+      now: undefined,
+    });
+    expect(plan.blobs).toEqual([whole("m", "v2", ["a", "b", "c"])]);
+  });
+
+  it("copies an unchanged value whose whole copy is beyond the read window, as it was stored", () => {
+    const log = logWithParent();
+    const far = at(1 + READ_WINDOW.messages);
+    const plan = planBlobs({
+      ns: "",
+      versions: { m: "v2", n: "n1" },
+      changed: new Map([["m", value(["a", "b", "c"])]]),
+      parentVersions: { m: "v1", n: "n1" },
+      log,
+      now: far,
+    });
+    // m is too far back to extend, and n is copied under its unchanged version.
+    expect(plan.blobs).toEqual([whole("m", "v2", ["a", "b", "c"]), whole("n", "n1", "x")]);
+  });
+});
+
+describe("planPrune", () => {
+  /** c1 <- c2 <- c3 <- c4 on one branch, m appended at each step, writes against each. */
+  function history() {
+    const log = new CheckpointLog();
+    const write = (checkpointId: string, channel = "m") =>
+      writesRecord({
+        checkpointId,
+        taskId: `task-${checkpointId}`,
+        writes: [{ idx: 0, channel, value: value(checkpointId) }],
+      });
+    log.add(checkpointRecord({ checkpointId: "c1", versions: { m: "v1" }, blobs: [whole("m", "v1", ["a"])] }), at(1), ["1"]);
+    log.add(write("c1"), at(2), ["2"]);
+    for (const [i, id] of ["c2", "c3", "c4"].entries()) {
+      const version = `v${i + 2}`;
+      log.add(
+        checkpointRecord({
+          checkpointId: id,
+          parentId: `c${i + 1}`,
+          versions: { m: version },
+          blobs: [appended("m", version, `v${i + 1}`, [id])],
+        }),
+        at(3 + 2 * i),
+        [`${3 + 2 * i}`],
+      );
+      log.add(write(id), at(4 + 2 * i), [`${4 + 2 * i}`]);
+    }
+    return log;
+  }
+
+  it("keeps the newest checkpoints with their writes, copies what they read from removed records", () => {
+    const log = history();
+    const plan = planPrune(log, "t", 2);
+    // c3 extends c2's value, which goes: c3's value is copied whole; c4 then reads through it.
+    expect(plan.copies).toEqual([
+      { kind: "values", format: 2, threadId: "t", ns: "", blobs: [whole("m", "v3", ["a", "c2", "c3"])] },
+    ]);
+    expect(plan.remove.map((entry) => entry.messageIds[0])).toEqual(["4", "3", "2", "1"]);
+  });
+
+  it("keeps a checkpoint waiting on an interrupt, whatever its age", () => {
+    const log = history();
+    log.add(
+      writesRecord({
+        checkpointId: "c9",
+        taskId: "ask",
+        writes: [{ idx: -3, channel: "__interrupt__", value: value({ question: "ok?" }) }],
+      }),
+      at(20),
+      ["20"],
+    );
+    log.add(
+      checkpointRecord({ checkpointId: "c0", ns: "child", versions: {}, blobs: [] }),
+      at(21),
+      ["21"],
+    );
+    log.add(
+      writesRecord({
+        ns: "child",
+        checkpointId: "c0",
+        taskId: "ask",
+        writes: [{ idx: -3, channel: "__interrupt__", value: value({ question: "ok?" }) }],
+      }),
+      at(22),
+      ["22"],
+    );
+    log.add(checkpointRecord({ checkpointId: "c00", ns: "child", versions: {} }), at(23), ["23"]);
+    const plan = planPrune(log, "t", 1);
+    const removed = plan.remove.map((entry) => entry.messageIds[0]);
+    // In "child", c00 is the newest; c0 waits on its interrupt (no checkpoint continues it).
+    expect(removed).not.toContain("21");
+    expect(removed).not.toContain("22");
+    expect(removed).not.toContain("23");
+    expect(removed).toContain("5");
+  });
+});
