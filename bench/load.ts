@@ -32,7 +32,7 @@ type Op = (i: number) => Promise<void>;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-async function heapUsed(): Promise<number> {
+export async function heapUsed(): Promise<number> {
   if (gc) {
     // Two passes with a tick between: weak refs and finalizers settle after the first.
     gc();

@@ -1,10 +1,19 @@
 /**
  * StudioCheckpointSaver against the emulator (in this process): the service calls one agent turn
- * makes (counted in the emulator's request log), and the latency of `put` and `getTuple`.
+ * makes (counted in the emulator's request log), the latency of `put` and `getTuple`, and what a
+ * process new to a long thread pays: calls, bytes received, time and memory, at 10, 100 and 500
+ * turns, and the bytes a thread's writes cost as it grows.
+ *
+ * Long threads are written with `put`/`putWrites` directly, in the shape of an agent's (per turn:
+ * five checkpoints, four of them adding a message, and four tasks' writes), with messages as
+ * LangChain serializes them, so that building 500 turns takes seconds rather than minutes.
  *
  *   npx tsx bench/memory.ts
  */
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { createAgent } from "langchain";
@@ -14,12 +23,40 @@ import { StudioClient } from "../src/client";
 import { type EmulatorHandle, startEmulator } from "../src/emulator";
 import { StudioCheckpointSaver } from "../src/langgraph";
 import { type BenchEntry, type BenchRow, measurePerCall, runIfMain } from "./harness";
+import { heapUsed } from "./load";
 
 const getWeather = tool(({ city }) => `${city}: sunny, 22°C`, {
   name: "get_weather",
   description: "Today's weather in a city.",
   schema: z.object({ city: z.string() }),
 });
+
+/**
+ * An agent's model for long threads, answering in this process: the emulator's models take 8,192
+ * tokens, which a 500-turn history exceeds (a real agent would trim it; the checkpointer still
+ * stores and reads all of it). It calls get_weather, then answers.
+ */
+class ToolThenAnswer extends BaseChatModel {
+  _llmType(): string {
+    return "bench-tool-then-answer";
+  }
+
+  override bindTools(): this {
+    return this;
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const message = ToolMessage.isInstance(messages.at(-1))
+      ? new AIMessage(`Tool said: ${messages.at(-1)?.text}`)
+      : new AIMessage({
+          content: "",
+          tool_calls: [
+            { id: `call-${messages.length}`, name: "get_weather", args: { city: "Lima" } },
+          ],
+        });
+    return { generations: [{ text: message.text, message }] };
+  }
+}
 
 function studioCalls(emulator: EmulatorHandle): number {
   return emulator.requests.filter((r) => r.path.startsWith("/studio/")).length;
@@ -65,6 +102,147 @@ function agentCheckpoint(turns: number, version: number) {
   return checkpoint;
 }
 
+/** What a client sent and received, counted in a wrapped `fetch`. */
+interface Traffic {
+  calls: number;
+  sent: number;
+  received: number;
+}
+
+function countingClient(emulator: EmulatorHandle): { client: StudioClient; traffic: Traffic } {
+  const traffic: Traffic = { calls: 0, sent: 0, received: 0 };
+  const { apiKey, baseUrl, proxyUrl } = emulator;
+  const client = new StudioClient({
+    apiKey,
+    baseUrl,
+    proxyUrl,
+    fetch: async (input, init) => {
+      traffic.calls += 1;
+      if (typeof init?.body === "string") traffic.sent += Buffer.byteLength(init.body);
+      const response = await fetch(input, init);
+      const body = await response.arrayBuffer();
+      traffic.received += body.byteLength;
+      return new Response(body, { status: response.status, headers: response.headers });
+    },
+  });
+  return { client, traffic };
+}
+
+/** One message of turn `turn`, as LangChain serializes it (the serializer revives it). */
+function message(turn: number, step: number) {
+  const kinds = ["HumanMessage", "AIMessage", "ToolMessage", "AIMessage"] as const;
+  const kind = kinds[step]!;
+  const kwargs: Record<string, unknown> = {
+    id: `turn-${turn}-${step}`,
+    content: [
+      `get_weather {"city": "Oslo"} and tell me what to wear on day ${turn}`,
+      "",
+      "Oslo: sunny, 22°C, light wind from the west",
+      `Tool said: Oslo: sunny, 22°C. A light jacket will do for day ${turn}.`,
+    ][step],
+    additional_kwargs: {},
+    response_metadata: {},
+  };
+  if (step === 1) {
+    kwargs.tool_calls = [{ id: `call-${turn}`, name: "get_weather", args: { city: "Oslo" } }];
+  }
+  if (step === 2) kwargs.tool_call_id = `call-${turn}`;
+  return { lc: 1, type: "constructor", id: ["langchain_core", "messages", kind], kwargs };
+}
+
+/**
+ * Writes `turns` agent-shaped turns to a thread; `onTurn` runs after each. Each turn is an input
+ * checkpoint, then four steps that each add a message, with each step's task writes.
+ */
+async function writeTurns(
+  saver: StudioCheckpointSaver,
+  threadId: string,
+  turns: number,
+  onTurn: (turn: number) => void = () => {},
+): Promise<void> {
+  let config: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+  const messages: unknown[] = [];
+  let versions: Record<string, string> = {};
+  const put = async (changed: Record<string, unknown>, step: number) => {
+    const newVersions = Object.fromEntries(
+      Object.keys(changed).map((channel) => [
+        channel,
+        String(saver.getNextVersion(versions[channel] as never)),
+      ]),
+    );
+    versions = { ...versions, ...newVersions };
+    const checkpoint = { ...emptyCheckpoint(), id: uuid6(-1), channel_versions: versions };
+    checkpoint.channel_values = { messages, step };
+    config = await saver.put(
+      config,
+      checkpoint,
+      { source: "loop", step, parents: {} },
+      newVersions,
+    );
+  };
+  for (let turn = 0; turn < turns; turn++) {
+    await put({ step: 0 }, 0);
+    for (let step = 0; step < 4; step++) {
+      const added = message(turn, step);
+      await saver.putWrites(config, [["messages", [added]]], `task-${turn}-${step}`);
+      messages.push(added);
+      await put({ messages, step: step + 1 }, step + 1);
+    }
+    onTurn(turn + 1);
+  }
+}
+
+/**
+ * What a process new to a `turns`-turn thread pays: the first read (calls, bytes, the heap the
+ * saver keeps) in one process, and one agent turn in another.
+ */
+async function newProcessTurn(emulator: EmulatorHandle, turns: number) {
+  const threadId = `bench-long-${turns}`;
+  const writer = countingClient(emulator);
+  const sentAt = new Map<number, number>();
+  await writeTurns(new StudioCheckpointSaver({ client: writer.client }), threadId, turns, (turn) =>
+    sentAt.set(turn, writer.traffic.sent),
+  );
+  await writer.client.close();
+  const config = { configurable: { thread_id: threadId } };
+
+  const reader = countingClient(emulator);
+  const heapBefore = await heapUsed();
+  const saver = new StudioCheckpointSaver({ client: reader.client });
+  const tuple = await saver.getTuple(config);
+  const firstRead = { ...reader.traffic };
+  const newestBytes = (await saver.serde.dumpsTyped(tuple?.checkpoint))[1].byteLength;
+  const warmHeap = (await heapUsed()) - heapBefore;
+  await saver.getTuple(config);
+  await reader.client.close();
+
+  const other = countingClient(emulator);
+  const agent = createAgent({
+    model: new ToolThenAnswer({}),
+    tools: [getWeather],
+    checkpointer: new StudioCheckpointSaver({ client: other.client }),
+  });
+  const started = performance.now();
+  const result = await agent.invoke(
+    { messages: [{ role: "user", content: 'get_weather {"city": "Lima"}' }] },
+    config,
+  );
+  const turnMs = performance.now() - started;
+  await other.client.close();
+  if (result.messages.length !== turns * 4 + 4) {
+    throw new Error(`the agent read ${result.messages.length - 4} messages, not ${turns * 4}`);
+  }
+  return {
+    turnCalls: other.traffic.calls,
+    turnReceived: other.traffic.received,
+    turnMs,
+    firstRead,
+    newestBytes,
+    warmHeap,
+    sentAt,
+  };
+}
+
 async function run(): Promise<BenchRow[]> {
   const emulator = await startEmulator();
   const { apiKey, baseUrl, proxyUrl } = emulator;
@@ -95,6 +273,7 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 1, rounds: 3, iterations: 3 },
     );
 
+    const rows = await longThreadRows();
     return [
       {
         what: "agent turn (tool call + answer), new thread: checkpointer calls",
@@ -117,9 +296,77 @@ async function run(): Promise<BenchRow[]> {
         value: coldUs / 1000,
         unit: "ms/op",
       },
+      ...rows,
     ];
   } finally {
     await client.close();
+    await emulator.close();
+  }
+}
+
+/** Rows for long threads, on an emulator that keeps no request log (it would hold every message). */
+async function longThreadRows(): Promise<BenchRow[]> {
+  const emulator = await startEmulator({ recordRequests: false });
+  try {
+    const rows: BenchRow[] = [];
+    let long: Awaited<ReturnType<typeof newProcessTurn>> | undefined;
+    for (const turns of [10, 100, 500]) {
+      long = await newProcessTurn(emulator, turns);
+      const at = `new process, one agent turn on a ${turns}-turn thread`;
+      rows.push(
+        {
+          what: `${at}: checkpointer calls`,
+          value: long.turnCalls,
+          unit: "calls",
+          // A look-up and a first read of at most 3 pages, then 5 checkpoints and 4 writes.
+          target: "<= 13",
+          pass: long.turnCalls <= 13,
+        },
+        { what: `${at}: bytes received`, value: long.turnReceived / 1024, unit: "KiB" },
+        { what: `${at}: time`, value: long.turnMs, unit: "ms" },
+        {
+          what: `${at}: saver heap after the first read`,
+          value: long.warmHeap / 2 ** 20,
+          unit: "MB",
+        },
+      );
+    }
+    const { firstRead, newestBytes, warmHeap, sentAt } = long!;
+    const received = firstRead.received / newestBytes;
+    const heap = warmHeap / newestBytes;
+    const growth = (sentAt.get(300) ?? Number.NaN) / (sentAt.get(100) ?? Number.NaN);
+    rows.push(
+      {
+        what: "first getTuple, new process, 500-turn thread: calls",
+        value: firstRead.calls,
+        unit: "calls",
+        target: "<= 5",
+        pass: firstRead.calls <= 5,
+      },
+      {
+        what: "first getTuple, 500 turns: bytes received / newest checkpoint's size",
+        value: received,
+        unit: "x",
+        target: "<= 3x",
+        pass: received <= 3,
+      },
+      {
+        what: "saver heap for a 500-turn thread / newest checkpoint's size",
+        value: heap,
+        unit: "x",
+        target: "<= 10x",
+        pass: heap <= 10,
+      },
+      {
+        what: "bytes sent writing 300 turns / writing 100 turns",
+        value: growth,
+        unit: "x",
+        target: "<= 4x",
+        pass: growth <= 4,
+      },
+    );
+    return rows;
+  } finally {
     await emulator.close();
   }
 }

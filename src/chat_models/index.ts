@@ -47,16 +47,16 @@ import {
 import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
+import { asContextOverflow } from "../models/context-overflow";
 import {
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
-import { asContextOverflow } from "../models/context-overflow";
 import { completionParams, definedOnly, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
-import { profileFromModel, publicModels } from "../models/profile";
+import { profileFromModel, publicModels, warnProfileNotLoaded } from "../models/profile";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
 import { CHAT_SETTINGS, type StudioModelSettings } from "../models/settings";
 import { contentText, estimateMessageTokens, estimateTokens } from "../models/tokens";
@@ -170,11 +170,37 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   }
 
   /**
+   * A model with its profile loaded from the public model listing (`loadProfile()`), ready for
+   * `createAgent` and the summarization middleware, which read `profile` synchronously.
+   *
+   * ```ts
+   * const model = await ChatStudio.fromModel("acme/chat-small", { temperature: 0 });
+   * ```
+   */
+  static async fromModel(
+    model: string,
+    fields?: Omit<ChatStudioInput, "model">,
+  ): Promise<ChatStudio>;
+  static async fromModel(fields: ChatStudioInput): Promise<ChatStudio>;
+  static async fromModel(
+    modelOrFields: string | ChatStudioInput,
+    moreFields?: Omit<ChatStudioInput, "model">,
+  ): Promise<ChatStudio> {
+    const chat = new ChatStudio(fieldsOf(modelOrFields, moreFields));
+    await chat.loadProfile();
+    return chat;
+  }
+
+  /**
    * What the model can do: the listing's profile once `loadProfile()` has read it, with the
-   * `profile` option on top; before that the option, or `{}`.
+   * `profile` option on top; before that the option, or `{}` (with a one-time warning, see
+   * `warnProfileNotLoaded`).
    */
   override get profile(): ModelProfile {
-    return this.#loadedProfile ?? this.#profileOverride ?? {};
+    const profile = this.#loadedProfile ?? this.#profileOverride;
+    if (profile !== undefined) return profile;
+    warnProfileNotLoaded("ChatStudio", this.model);
+    return {};
   }
 
   /** Reads the public model listing (once per client) and returns this model's profile. */

@@ -110,7 +110,7 @@ function wrongAddressHint(sent: AddressUsed): string {
   const swap =
     sent.other === undefined
       ? ""
-      : ` baseUrl and proxyUrl look swapped (${otherOption} is ${sent.other}): if so, exchange them.`;
+      : ` baseUrl and proxyUrl may be swapped (${otherOption} is ${sent.other}); if so, exchange them.`;
   const prefix = sent.remoteCall
     ? " If the deployment puts a prefix before the remote-call paths, set rpcPathPrefix."
     : "";

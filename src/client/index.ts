@@ -413,6 +413,8 @@ export class StudioClient {
       proxyUrl: c.proxy ? c.proxy.origin + c.proxy.prefix : undefined,
       orgId: c.orgId,
       apiKey: c.apiKey === undefined ? undefined : "[REDACTED]",
+      serviceKeyHeader: c.serviceKeyHeader,
+      rpcPathPrefix: c.rpcPathPrefix,
       timeout: c.timeout,
       streamIdleTimeout: c.streamIdleTimeout,
       streamTimeout: c.streamTimeout,

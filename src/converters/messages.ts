@@ -28,8 +28,8 @@ import type {
   ChatCompletionChunk,
   ChatContentPart,
   ChatMessageParam,
-  ToolCall as WireToolCall,
   Usage,
+  ToolCall as WireToolCall,
 } from "../api-types";
 import { StudioValidationError } from "../errors";
 import { convertUsage } from "./usage";
@@ -648,7 +648,10 @@ export class ChatStreamState {
 /**
  * `message.contentBlocks` of Studio messages: reasoning first (a `reasoning` block, from
  * `additional_kwargs.reasoning_content`), then text, then tool calls. Core looks translators up
- * by `response_metadata.model_provider` in a registry on `globalThis`.
+ * by `response_metadata.model_provider` in a registry on `globalThis`, and uses the same one for
+ * chunks. A chunk of a message still streaming (no model name yet, see `StudioAIMessageChunk`)
+ * has its raw `tool_call_chunk` fragments, indexed so that core's concat joins them, instead of
+ * calls guessed from a fragment: v1 chunks then sum to whole calls, as v0 chunks do.
  */
 function toStandardBlocks(message: BaseMessage): Record<string, unknown>[] {
   const blocks: Record<string, unknown>[] = [];
@@ -659,6 +662,15 @@ function toStandardBlocks(message: BaseMessage): Record<string, unknown>[] {
   const text =
     typeof message.content === "string" ? message.content : textOfBlocks(message.content);
   if (text !== "") blocks.push({ type: "text", text });
+  if (
+    AIMessageChunk.isInstance(message) &&
+    typeof message.response_metadata?.model_name !== "string"
+  ) {
+    for (const { id, name, args, index } of message.tool_call_chunks ?? []) {
+      blocks.push({ type: "tool_call_chunk", id, name, args, index });
+    }
+    return blocks;
+  }
   const ai = message as AIMessage;
   for (const call of ai.tool_calls ?? []) {
     blocks.push({ type: "tool_call", id: call.id, name: call.name, args: call.args });

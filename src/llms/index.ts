@@ -11,13 +11,13 @@ import {
 } from "../converters/text-completions";
 import { addTokenUsage, convertUsageToTokenUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
+import { asContextOverflow } from "../models/context-overflow";
 import {
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
-import { asContextOverflow } from "../models/context-overflow";
 import { completionParams, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";

@@ -56,3 +56,21 @@ export function profileFromModel(model: Model | undefined): ModelProfile {
   }
   return profile;
 }
+
+/** Whether the warning below was given: once per process, however many models forget. */
+let warnedNotLoaded = false;
+
+/**
+ * Tells, once per process, that a profile was read before it was loaded. `createAgent` and the
+ * summarization middleware read `profile` synchronously, so an empty one silently costs the
+ * agent its json_schema strategy and its token budget; the warning makes that visible. Once per
+ * process rather than per model, because apps that build a model per request would otherwise
+ * log it on every request.
+ */
+export function warnProfileNotLoaded(className: string, model: string): void {
+  if (warnedNotLoaded) return;
+  warnedNotLoaded = true;
+  console.warn(
+    `${className}("${model}").profile was read before it was loaded, so it is {}: createAgent falls back to the tool strategy for structured output, and the summarization middleware knows no context size. Build the model with \`await ${className}.fromModel("${model}", fields)\`, call \`await model.loadProfile()\` before handing it to an agent, or pass the \`profile\` option. (Warned once per process.)`,
+  );
+}

@@ -105,6 +105,13 @@ interface ReadItem {
   payload: Payload;
 }
 
+/** A put or delete ready to write (`stored` undefined: a delete). */
+interface PreparedPut {
+  op: StudioPutOperation;
+  stored: StoredPayload | undefined;
+  ttl: number | undefined;
+}
+
 /** The namespaces a batch read, each once. */
 type Reader = (namespace: readonly string[]) => Promise<NamespaceLog | undefined>;
 
@@ -149,6 +156,9 @@ export class StudioStore extends BaseStore {
       logs.set(key, found);
       return found;
     };
+    const prepared = await this.#preparePuts(
+      ops.flatMap((op) => (op.kind === "put" ? [op.op] : [])),
+    );
     const queries = await this.#queryVectors(ops);
     const results: unknown[] = [];
     const returned: ReadItem[] = [];
@@ -168,8 +178,7 @@ export class StudioStore extends BaseStore {
         results.push(null);
       }
     }
-    const puts = ops.flatMap((op) => (op.kind === "put" ? [op.op] : []));
-    if (puts.length > 0) await this.#put(puts, read, now);
+    if (prepared.length > 0) await this.#writePuts(prepared, read, now);
     if (this.#ttl.refreshOnRead !== false) await this.#refresh(returned, now);
     return results as OperationResults<Op>;
   }
@@ -283,22 +292,39 @@ export class StudioStore extends BaseStore {
   }
 
   /**
-   * Writes the batch's puts and deletes, one message per namespace (the last op of a key wins, in
-   * the place of its first, as InMemoryStore applies them). Everything is checked and serialized
-   * before the first write.
+   * The batch's puts and deletes, ready to write but for their stamps (which need the namespace
+   * read first): the last op of a key wins, in the place of its first, as InMemoryStore applies
+   * them; values embedded, serialized and checked to fit in a message before anything is sent.
    */
-  async #put(puts: readonly StudioPutOperation[], read: Reader, now: number): Promise<void> {
+  async #preparePuts(puts: readonly StudioPutOperation[]): Promise<PreparedPut[]> {
     const latest = new Map<string, StudioPutOperation>();
     for (const op of puts) latest.set(JSON.stringify([op.namespace, op.key]), op);
     const ops = [...latest.values()];
     const vectors = await this.#embed(ops);
+    const prepared: PreparedPut[] = [];
+    for (const [i, op] of ops.entries()) {
+      if (op.value === null) {
+        prepared.push({ op, stored: undefined, ttl: undefined });
+        continue;
+      }
+      const ttl = op.ttl === undefined ? this.#ttl.defaultTtl : (op.ttl ?? undefined);
+      const payload: Payload = { value: op.value, ...(vectors[i] ? { vectors: vectors[i] } : {}) };
+      const put = { op, stored: await this.#store(op.namespace, op.key, payload), ttl };
+      this.#checkSize(put);
+      prepared.push(put);
+    }
+    return prepared;
+  }
+
+  /** Writes prepared puts, one message per namespace, after reading each namespace once. */
+  async #writePuts(prepared: readonly PreparedPut[], read: Reader, now: number): Promise<void> {
     const logs = new Map<string, NamespaceLog | undefined>();
-    for (const op of ops) logs.set(JSON.stringify(op.namespace), await read(op.namespace));
+    for (const { op } of prepared) logs.set(JSON.stringify(op.namespace), await read(op.namespace));
     let seen = 0;
     for (const log of logs.values()) seen = Math.max(seen, log?.maxStamp ?? 0);
 
     const writes = new Map<string, { namespace: string[]; entries: Entry[] }>();
-    for (const [i, op] of ops.entries()) {
+    for (const { op, stored, ttl } of prepared) {
       const nsKey = JSON.stringify(op.namespace);
       const log = logs.get(nsKey);
       const stamp = clock.next(seen);
@@ -308,36 +334,32 @@ export class StudioStore extends BaseStore {
         writes.set(nsKey, write);
         if (!log?.opened) write.entries.push({ op: "open", ...stamp });
       }
-      if (op.value === null) {
+      if (stored === undefined) {
         write.entries.push({ op: "del", key: op.key, ...stamp });
         continue;
       }
-      const ttl = op.ttl === undefined ? this.#ttl.defaultTtl : (op.ttl ?? undefined);
-      const payload: Payload = { value: op.value, ...(vectors[i] ? { vectors: vectors[i] } : {}) };
-      const entry: PutEntry = {
+      write.entries.push({
         op: "put",
         key: op.key,
         ...stamp,
         c: log?.live(op.key, now)?.c ?? stamp.s,
         ...(ttl === undefined ? {} : { e: now + ttl * MINUTE_MS, ttl }),
-        ...(await this.#store(op.namespace, op.key, payload)),
-      };
-      this.#checkSize(op, entry);
-      write.entries.push(entry);
+        ...stored,
+      });
     }
 
-    const stored: string[] = [];
+    const written: string[] = [];
     for (const { namespace, entries } of writes.values()) {
       try {
         await this.#threads.write(namespace, entries, describeWrites(entries));
       } catch (error) {
-        if (stored.length === 0 || !(error instanceof StudioError)) throw error;
+        if (written.length === 0 || !(error instanceof StudioError)) throw error;
         throw new StudioError(
-          `${error.message} (This batch's writes to namespaces ${stored.join(", ")} are stored.)`,
+          `${error.message} (This batch's writes to namespaces ${written.join(", ")} are stored.)`,
           { cause: error.cause },
         );
       }
-      stored.push(show(namespace));
+      written.push(show(namespace));
       const log = logs.get(JSON.stringify(namespace));
       if (log && this.#threads.needsCompaction(log)) {
         try {
@@ -439,7 +461,18 @@ export class StudioStore extends BaseStore {
     return payload as Payload;
   }
 
-  #checkSize(op: StudioPutOperation, entry: PutEntry): void {
+  /** Checks with the widest stamps a put can get, so that no stamp makes it too big later. */
+  #checkSize({ op, stored, ttl }: PreparedPut): void {
+    const widest = Number.MAX_SAFE_INTEGER;
+    const entry: Entry = {
+      op: "put",
+      key: op.key,
+      s: widest,
+      w: clock.writer,
+      c: widest,
+      ...(ttl === undefined ? {} : { e: widest, ttl }),
+      ...stored!,
+    };
     const chars = entryChars(entry) + RECORD_OVERHEAD_CHARS;
     if (chars <= this.#maxMessageChars) return;
     throw new StudioValidationError(

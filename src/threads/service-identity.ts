@@ -58,9 +58,10 @@ export async function serviceIdentity(client: StudioClient): Promise<string | un
 }
 
 /**
- * The identity if it is computed already. A client that has looked anything up has it; one that
- * has not has nothing cached to forget.
+ * `serviceIdentity` without waiting: "pending" while the hash is being computed (a client that
+ * has looked anything up has its identity already).
  */
-export function computedServiceIdentity(client: StudioClient): string | undefined {
-  return computed.get(client);
+export function serviceIdentityNow(client: StudioClient): string | undefined | "pending" {
+  if (computed.has(client)) return computed.get(client);
+  return identities.has(client) ? "pending" : undefined;
 }

@@ -14,7 +14,7 @@
 import type { StudioClient } from "../client";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { KeyedSerialQueue } from "./serial-queue";
-import { computedServiceIdentity, serviceIdentity } from "./service-identity";
+import { serviceIdentity, serviceIdentityNow } from "./service-identity";
 import {
   createLayoutRecord,
   hasLayoutRecord,
@@ -214,15 +214,13 @@ export async function directoryFor(
   return directoryOf(client, await serviceIdentity(client), userDataset);
 }
 
-/**
- * `directoryFor` without waiting: the client's identity is computed by the time it has looked
- * anything up, which is when there is something to forget.
- */
+/** `directoryFor` without waiting, or undefined while the client's identity is computed. */
 export function directoryNow(
   client: StudioClient,
   userDataset: string | undefined,
-): SessionDirectory {
-  return directoryOf(client, computedServiceIdentity(client), userDataset);
+): SessionDirectory | undefined {
+  const identity = serviceIdentityNow(client);
+  return identity === "pending" ? undefined : directoryOf(client, identity, userDataset);
 }
 
 function directoryOf(

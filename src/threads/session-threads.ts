@@ -156,11 +156,10 @@ export function forgetSessionThread(
   threadId?: string,
 ): void {
   const session = { key: sessionKey(kind, sessionId) };
-  directoryNow(client, scope?.datasetId).drop(session, threadId);
-  // In case the client's account identity was still being computed.
-  void directoryFor(client, scope?.datasetId).then((directory) =>
-    directory.drop(session, threadId),
-  );
+  const directory = directoryNow(client, scope?.datasetId);
+  if (directory) directory.drop(session, threadId);
+  // While the client's account identity is still being computed, the drop waits for it.
+  else void directoryFor(client, scope?.datasetId).then((later) => later.drop(session, threadId));
 }
 
 /** Adds `lc_id` to messages that lack one, so that every write can be confirmed. */

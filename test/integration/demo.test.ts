@@ -109,9 +109,12 @@ describe("npm run demo", () => {
     }
   });
 
-  it("leaves no thread and no assistant behind", async () => {
+  it("leaves no thread and no assistant behind, but the account's one sessions record", async () => {
     const data = await readDataFile(join(dir, "emulator-data.json"));
-    expect(data?.threads).toEqual([]);
+    // The record says this account files sessions by dataset; every session lookup relies on it.
+    const left = (data?.threads ?? []).filter((t) => t.metadata?.lc_kind !== "session-layout");
+    expect(left).toEqual([]);
+    expect(data?.threads.length).toBeLessThanOrEqual(1);
     expect(data?.assistants).toEqual([]);
   });
 

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import * as agents from "../../src/agents";
 import * as root from "../../src/index";
+import * as langgraph from "../../src/langgraph";
 
 describe("root exports", () => {
   it("are exactly the public list", () => {
@@ -59,5 +60,24 @@ describe("langchain-studio/agents exports", () => {
   it("are the agent loader and its error", () => {
     expect(Object.keys(agents).sort()).toEqual(["StudioMaxIterationsError", "loadAssistantAgent"]);
     expect(agents.StudioMaxIterationsError.prototype).toBeInstanceOf(root.StudioError);
+  });
+});
+
+describe("langchain-studio/langgraph exports", () => {
+  it("include the store, the encrypted serializer, its contexts and its error", () => {
+    expect(Object.keys(langgraph)).toEqual(
+      expect.arrayContaining([
+        "ENCRYPTED_TYPE",
+        "EncryptedSerde",
+        "StudioCheckpointSaver",
+        "StudioDecryptionError",
+        "StudioStore",
+        "checkpointContext",
+        "createEncryptedSerde",
+        "isContextualSerde",
+        "storeContext",
+      ]),
+    );
+    expect(langgraph.StudioDecryptionError.prototype).toBeInstanceOf(root.StudioError);
   });
 });

@@ -50,6 +50,25 @@ const cases: Record<(typeof CLIENT_OPTION_NAMES)[number], () => Promise<void>> =
     await read({ orgId: "org_42" });
     expect(emulator.handle.requests.map((r) => r.headers["x-org-id"])).toEqual(["org_42"]);
   },
+  async serviceKeyHeader() {
+    await read({ serviceKeyHeader: "X-Api-Key" }).catch(() => undefined);
+    const sent = emulator.handle.requests[0]?.headers ?? {};
+    expect([sent["x-api-key"] !== undefined, sent["x-service-key"]]).toEqual([true, undefined]);
+    refused({ serviceKeyHeader: "not a header" }, "serviceKeyHeader");
+  },
+  async rpcPathPrefix() {
+    // Thread calls have no remote-call path; the dataset export's call has.
+    const pages = loadDatasetConversations({
+      ...base(),
+      datasetId: "ds_opts",
+      rpcPathPrefix: "/api/",
+    });
+    await pages.next().catch(() => undefined);
+    expect(emulator.handle.requests.map((r) => r.path)).toEqual([
+      "/studio/api/svc.dataset.ThreadDatasetService/ListThreadDatasetThreadsMessages",
+    ]);
+    refused({ rpcPathPrefix: "api" }, "rpcPathPrefix");
+  },
   async baseUrl() {
     await read({});
     expect(emulator.handle.requests.map((r) => r.path)).toEqual([

@@ -78,7 +78,10 @@ describe("StudioCheckpointSaver", () => {
     const checkpoint = checkpointWith({ a: 1 }, 2);
     emulator.handle.clearRequests();
     await expect(saver.put(config, checkpoint, meta(1), { a: 2 })).rejects.toThrow(
-      new RegExp(`checkpoint ${checkpoint.id} of LangGraph thread "refused".*It is not stored\\.`, "s"),
+      new RegExp(
+        `checkpoint ${checkpoint.id} of LangGraph thread "refused".*It is not stored\\.`,
+        "s",
+      ),
     );
     expect(recordPosts()).toHaveLength(1);
 
@@ -131,6 +134,23 @@ describe("StudioCheckpointSaver", () => {
     expect((await saver.getTuple(b))?.checkpoint.channel_values).toEqual({ x: "b" });
     // Each was evicted by the other, so each read started from the thread's beginning.
     expect(listCalls().map((r) => r.query.after)).toEqual([undefined, undefined]);
+  });
+
+  it("finds a checkpoint's writes stored before it (LangGraph's async durability), however far", async () => {
+    const writer = new StudioCheckpointSaver({ client: newClient() });
+    const config = { configurable: { thread_id: "early", checkpoint_ns: "" } };
+    const checkpoint = checkpointWith({ a: 1 }, 1);
+    const own = { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
+    // A task's writes arrive first; 120 records of a subgraph come between them and the put.
+    await writer.putWrites(own, [["a", 2]], "task-early");
+    let sub = { configurable: { thread_id: "early", checkpoint_ns: "sub" } };
+    for (let i = 0; i < 120; i++) {
+      sub = (await writer.put(sub, checkpointWith({}, 1), meta(i), {})) as typeof sub;
+    }
+    await writer.put(config, checkpoint, meta(0), { a: 1 });
+    const tuple = await new StudioCheckpointSaver({ client: newClient() }).getTuple(config);
+    expect(tuple?.checkpoint.id).toBe(checkpoint.id);
+    expect(tuple?.pendingWrites).toEqual([["task-early", "a", 2]]);
   });
 
   it("list() without a thread_id finds checkpoint threads only, not conversations", async () => {

@@ -10,8 +10,8 @@
  * prints one JSON line: the texts of the conversation's messages after the turn.
  */
 import { pathToFileURL } from "node:url";
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { MemorySaver } from "@langchain/langgraph";
+import type { BaseStore } from "@langchain/langgraph-checkpoint";
 import { createAgent, tool } from "langchain";
 import { z } from "zod/v4";
 import { ChatStudio } from "../../../src/chat_models";

@@ -9,8 +9,8 @@ import type { Serialized } from "@langchain/core/load/serializable";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
-import { StudioLLM } from "../../../src/llms";
 import { StudioServerError } from "../../../src/errors";
+import { StudioLLM } from "../../../src/llms";
 import { completion, KEY, MODEL, newModel, ORIGIN, PATH, PROXY_URL, replyJson } from "./helpers";
 
 beforeAll(() => {
@@ -124,7 +124,10 @@ describe("serialization", () => {
 });
 
 /** The base class's AsyncCaller keeps these protected; tests read them to prove the setup. */
-function callerSettings(model: ChatStudio | StudioLLM): { maxRetries: number; maxConcurrency: number } {
+function callerSettings(model: ChatStudio | StudioLLM): {
+  maxRetries: number;
+  maxConcurrency: number;
+} {
   return model.caller as unknown as { maxRetries: number; maxConcurrency: number };
 }
 

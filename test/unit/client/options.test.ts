@@ -22,6 +22,8 @@ import { StudioValidationError } from "../../../src/errors";
 const EVERY_OPTION: Required<StudioClientOptions> = {
   apiKey: "sk-options-test",
   orgId: "org",
+  serviceKeyHeader: "X-Api-Key",
+  rpcPathPrefix: "/api/",
   baseUrl: "https://studio.test",
   proxyUrl: "https://proxy.test",
   timeout: 1000,
@@ -62,6 +64,8 @@ describe("the list of client options", () => {
         "maxRetries",
         "orgId",
         "proxyUrl",
+        "rpcPathPrefix",
+        "serviceKeyHeader",
         "streamIdleTimeout",
         "streamTimeout",
         "timeout",

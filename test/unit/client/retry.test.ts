@@ -61,6 +61,36 @@ describe("shouldRetry (pure)", () => {
   });
 });
 
+describe("shouldRetry on Connect-format errors ({code, message})", () => {
+  function connect(status: number, code: string): StudioAPIError {
+    return StudioAPIError.fromResponse({
+      status,
+      method: "POST",
+      path: "/x",
+      serverMessage: "m",
+      code,
+    });
+  }
+
+  it("retries a 409 only when its code is aborted", () => {
+    expect(shouldRetry(connect(409, "aborted"), "read")).toBe(true);
+    expect(shouldRetry(connect(409, "already_exists"), "read")).toBe(false);
+    expect(shouldRetry(connect(409, "failed_precondition"), "read")).toBe(false);
+    // Without a code, the spec's list holds: 409 is retryable.
+    expect(shouldRetry(apiError(409), "read")).toBe(true);
+    // A create is still retried only when it certainly did not happen.
+    expect(shouldRetry(connect(409, "aborted"), "create")).toBe(false);
+  });
+
+  it("never retries unimplemented, whatever status carries it", () => {
+    for (const status of [501, 404, 500, 503, 429]) {
+      expect(shouldRetry(connect(status, "unimplemented"), "read")).toBe(false);
+      expect(shouldRetry(connect(status, "unimplemented"), "create")).toBe(false);
+    }
+    expect(shouldRetry(connect(503, "unavailable"), "read")).toBe(true);
+  });
+});
+
 describe("retryDelay / parseRetryAfter (pure)", () => {
   it("doubles from 0.5 s to a cap of 8 s", () => {
     const none = () => 0;
@@ -228,6 +258,45 @@ describe("client retries", () => {
     const error = await failure(makeClient({ maxRetries: 0 }).chatCompletion(body));
     expect(error).toBeInstanceOf(StudioRateLimitError);
     expect((error as StudioRateLimitError).retryAfter).toBe(0);
+  });
+
+  it("reads the Connect code from the body: 409 aborted is retried, already_exists is not", async () => {
+    const aborted = intercept(
+      STUDIO,
+      "GET",
+      "/v1/threads/t",
+      (n) =>
+        n === 1 ? [409, { code: "aborted", message: "transaction aborted" }, fast] : [200, THREAD],
+      2,
+    );
+    expect((await makeClient().getThread("t")).id).toBe("thread_1");
+    expect(aborted).toHaveLength(2);
+
+    const exists = intercept(
+      STUDIO,
+      "GET",
+      "/v1/threads/u",
+      () => [409, { code: "already_exists", message: "it exists" }, fast],
+      1,
+    );
+    const error = await failure(makeClient().getThread("u"));
+    expect(error).toMatchObject({ status: 409, code: "already_exists" });
+    expect(error.message).toContain("it exists");
+    expect(exists).toHaveLength(1);
+  });
+
+  it("does not retry a 503 whose Connect code is unimplemented", async () => {
+    const calls = intercept(
+      STUDIO,
+      "DELETE",
+      "/v1/threads/t/messages/m",
+      () => [503, { code: "unimplemented", message: "no such method" }, fast],
+      1,
+    );
+    expect(await failure(makeClient().deleteMessage("t", "m"))).toMatchObject({
+      code: "unimplemented",
+    });
+    expect(calls).toHaveLength(1);
   });
 
   it("retries a stream that fails before its first byte", async () => {

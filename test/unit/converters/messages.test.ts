@@ -313,6 +313,7 @@ describe("completion -> AIMessage", () => {
       finish_reason: "stop",
       id: "chatcmpl-1",
       created: 1_700_000_000,
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
     });
     expect(message.tool_calls).toEqual([]);
   });
@@ -464,8 +465,10 @@ describe("chunk -> AIMessageChunk", () => {
       finish_reason: "stop",
       id: "chatcmpl-2",
       created: 1,
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
     });
     expect(finals[1]?.message.response_metadata.finish_reason).toBe("length");
+    expect(finals[1]?.message.response_metadata).not.toHaveProperty("usage");
     expect(finals[0]?.message.usage_metadata).toEqual({
       input_tokens: 1,
       output_tokens: 2,
@@ -473,6 +476,7 @@ describe("chunk -> AIMessageChunk", () => {
     });
     expect(finals[1]?.message.usage_metadata).toBeUndefined();
     expect(state.finalChunks(false)[0]?.message.usage_metadata).toBeUndefined();
+    expect(state.finalChunks(false)[0]?.message.response_metadata).not.toHaveProperty("usage");
   });
 
   it("usage repeated on every chunk as a running total: the last is kept, never summed", () => {

@@ -43,7 +43,12 @@ export function whole(channel: string, version: string, json: unknown): BlobReco
 }
 
 /** Items appended to the channel's value at `base`. */
-export function appended(channel: string, version: string, base: string, items: unknown[]): BlobRecord {
+export function appended(
+  channel: string,
+  version: string,
+  base: string,
+  items: unknown[],
+): BlobRecord {
   return { channel, version, base, append: { type: "json", json: items } };
 }
 

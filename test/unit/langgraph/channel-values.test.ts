@@ -5,8 +5,8 @@ import {
   mayAppend,
   nextVersion,
   READ_WINDOW,
-  withinReadWindow,
   withItems,
+  withinReadWindow,
 } from "../../../src/langgraph/channel-values";
 
 describe("nextVersion", () => {
@@ -24,7 +24,9 @@ describe("nextVersion", () => {
   });
 
   it("gives two branches that continue from one version two different versions", () => {
-    const versions = new Set(Array.from({ length: 1_000 }, () => nextVersion("0000000000000003.aa")));
+    const versions = new Set(
+      Array.from({ length: 1_000 }, () => nextVersion("0000000000000003.aa")),
+    );
     expect(versions.size).toBe(1_000);
   });
 });
@@ -59,7 +61,9 @@ describe("the read window", () => {
 
   it("holds a whole copy few enough messages and characters back", () => {
     const now = { position: 500, offset: 200_000 };
-    expect(withinReadWindow(chain(500 - READ_WINDOW.messages + 1, 150_000), now, 10_000)).toBe(true);
+    expect(withinReadWindow(chain(500 - READ_WINDOW.messages + 1, 150_000), now, 10_000)).toBe(
+      true,
+    );
     expect(withinReadWindow(chain(500 - READ_WINDOW.messages, 150_000), now, 10_000)).toBe(false);
     // Characters written after the copy count, the copy itself does not.
     const big = 100_000;

@@ -55,9 +55,21 @@ describe("CheckpointLog", () => {
 
   it("rebuilds a list from its whole copy and the items appended since, with what it cost", () => {
     const log = new CheckpointLog();
-    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a", "b"])] }), at(1), ["1"]);
-    log.add(checkpointRecord({ checkpointId: "c2", blobs: [appended("m", "v2", "v1", ["c"])] }), at(2), ["2"]);
-    log.add(checkpointRecord({ checkpointId: "c3", blobs: [appended("m", "v3", "v2", ["d", "e"])] }), at(3), ["3"]);
+    log.add(
+      checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a", "b"])] }),
+      at(1),
+      ["1"],
+    );
+    log.add(
+      checkpointRecord({ checkpointId: "c2", blobs: [appended("m", "v2", "v1", ["c"])] }),
+      at(2),
+      ["2"],
+    );
+    log.add(
+      checkpointRecord({ checkpointId: "c3", blobs: [appended("m", "v3", "v2", ["d", "e"])] }),
+      at(3),
+      ["3"],
+    );
     expect(log.resolve("", "m", "v3")).toEqual({
       version: "v3",
       value: json(["a", "b", "c", "d", "e"]),
@@ -72,10 +84,20 @@ describe("CheckpointLog", () => {
 
   it("reads a version from its newest whole copy, so a copy made far up ends the chain there", () => {
     const log = new CheckpointLog();
-    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(1), ["1"]);
-    log.add(checkpointRecord({ checkpointId: "c2", blobs: [appended("m", "v2", "v1", ["b"])] }), at(2), ["2"]);
+    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(1), [
+      "1",
+    ]);
+    log.add(
+      checkpointRecord({ checkpointId: "c2", blobs: [appended("m", "v2", "v1", ["b"])] }),
+      at(2),
+      ["2"],
+    );
     expect(log.resolve("", "m", "v2")?.root).toEqual(at(1));
-    log.add(checkpointRecord({ checkpointId: "c9", blobs: [whole("m", "v2", ["a", "b"])] }), at(9), ["9"]);
+    log.add(
+      checkpointRecord({ checkpointId: "c9", blobs: [whole("m", "v2", ["a", "b"])] }),
+      at(9),
+      ["9"],
+    );
     expect(log.resolve("", "m", "v2")).toMatchObject({ root: at(9), sinceRootChars: 0 });
     expect(log.chain("", "m", "v2")?.map((link) => link.owner.messageIds)).toEqual([["9"]]);
   });
@@ -94,16 +116,26 @@ describe("CheckpointLog", () => {
     const write = { idx: 0, channel: "m", value: { type: "json", json: ["b"] } };
     log.add(writesRecord({ checkpointId: "c2", taskId: "task-a", writes: [write] }), at(9), ["9"]);
     expect(log.isReadable(found())).toBe(false);
-    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(3), ["3"]);
+    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(3), [
+      "3",
+    ]);
     expect(log.isReadable(found())).toBe(true);
   });
 
   it("keeps what the newest checkpoints need when it forgets older records", () => {
     const log = new CheckpointLog();
-    log.add(checkpointRecord({ checkpointId: "c0", blobs: [whole("m", "v0", ["z"])] }), at(1), ["1"]);
-    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(5), ["5"]);
+    log.add(checkpointRecord({ checkpointId: "c0", blobs: [whole("m", "v0", ["z"])] }), at(1), [
+      "1",
+    ]);
+    log.add(checkpointRecord({ checkpointId: "c1", blobs: [whole("m", "v1", ["a"])] }), at(5), [
+      "5",
+    ]);
     log.add(
-      checkpointRecord({ checkpointId: "c2", versions: { m: "v2" }, blobs: [appended("m", "v2", "v1", ["b"])] }),
+      checkpointRecord({
+        checkpointId: "c2",
+        versions: { m: "v2" },
+        blobs: [appended("m", "v2", "v1", ["b"])],
+      }),
       at(8),
       ["8"],
     );

@@ -58,7 +58,9 @@ describe("planBlobs", () => {
       log,
       now: at(3),
     });
-    expect(longer.blobs).toEqual([whole("m", "v2", ["a", "b", "a long item that outgrows the list"])]);
+    expect(longer.blobs).toEqual([
+      whole("m", "v2", ["a", "b", "a long item that outgrows the list"]),
+    ]);
   });
 
   it("stores whole, and copies nothing, without the parent in the log (a write without a read)", () => {
@@ -99,7 +101,15 @@ describe("planPrune", () => {
         taskId: `task-${checkpointId}`,
         writes: [{ idx: 0, channel, value: value(checkpointId) }],
       });
-    log.add(checkpointRecord({ checkpointId: "c1", versions: { m: "v1" }, blobs: [whole("m", "v1", ["a"])] }), at(1), ["1"]);
+    log.add(
+      checkpointRecord({
+        checkpointId: "c1",
+        versions: { m: "v1" },
+        blobs: [whole("m", "v1", ["a"])],
+      }),
+      at(1),
+      ["1"],
+    );
     log.add(write("c1"), at(2), ["2"]);
     for (const [i, id] of ["c2", "c3", "c4"].entries()) {
       const version = `v${i + 2}`;
@@ -123,7 +133,13 @@ describe("planPrune", () => {
     const plan = planPrune(log, "t", 2);
     // c3 extends c2's value, which goes: c3's value is copied whole; c4 then reads through it.
     expect(plan.copies).toEqual([
-      { kind: "values", format: 2, threadId: "t", ns: "", blobs: [whole("m", "v3", ["a", "c2", "c3"])] },
+      {
+        kind: "values",
+        format: 2,
+        threadId: "t",
+        ns: "",
+        blobs: [whole("m", "v3", ["a", "c2", "c3"])],
+      },
     ]);
     expect(plan.remove.map((entry) => entry.messageIds[0])).toEqual(["4", "3", "2", "1"]);
   });

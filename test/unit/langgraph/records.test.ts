@@ -139,9 +139,9 @@ describe("recordMessages and RecordReader", () => {
     });
     const text = JSON.stringify(record);
     // Some 1,000-unit boundary falls between the two halves of an emoji.
-    expect(
-      [1_000, 2_000, 3_000].some((cut) => /[\ud800-\udbff]/.test(text.charAt(cut - 1))),
-    ).toBe(true);
+    expect([1_000, 2_000, 3_000].some((cut) => /[\ud800-\udbff]/.test(text.charAt(cut - 1)))).toBe(
+      true,
+    );
     const messages = recordMessages(record, 1_000, () => "rec-emoji");
     for (const message of messages) {
       expect(message.content.length).toBeLessThanOrEqual(1_000);
@@ -186,7 +186,9 @@ describe("recordMessages and RecordReader", () => {
     ).toBeUndefined();
     for (const format of [RECORD_FORMAT - 1, RECORD_FORMAT + 1]) {
       const other = JSON.stringify({ ...checkpointRecord(), format });
-      expect(reader.read(message(other, { [RECORD_KIND_KEY]: "checkpoint" }), at(0))).toBeUndefined();
+      expect(
+        reader.read(message(other, { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
+      ).toBeUndefined();
     }
     // The `{ value }` text form of this service family reads the same.
     const record = checkpointRecord();

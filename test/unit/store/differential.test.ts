@@ -6,7 +6,7 @@
  * its own client, as another process, must see the same store. One run uses few keys and many
  * writes so that namespaces get compacted on the way, another ranks searches by similarity.
  */
-import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { Embeddings } from "@langchain/core/embeddings";
 import {
   InMemoryStore,
   type Item,
@@ -32,10 +32,19 @@ function studioStore(index?: StudioStoreIndex): StudioStore {
 }
 
 /** Small integer vectors (exact in float32, so both stores compute the very same scores). */
-const embeddings: EmbeddingsInterface = {
-  embedQuery: async (text) => vectorOf(text),
-  embedDocuments: async (texts) => texts.map(vectorOf),
-};
+class TinyEmbeddings extends Embeddings {
+  constructor() {
+    super({});
+  }
+  async embedQuery(text: string): Promise<number[]> {
+    return vectorOf(text);
+  }
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    return texts.map(vectorOf);
+  }
+}
+const embeddings = new TinyEmbeddings();
+
 function vectorOf(text: string): number[] {
   const codes = [...text].map((c) => c.charCodeAt(0));
   return [text.length % 4, codes.reduce((a, b) => a + b, 0) % 5, (codes[0] ?? 0) % 3];
@@ -172,11 +181,11 @@ async function runBoth(seed: number, count: number, shape: Shape): Promise<Studi
     const ops = Array.from({ length: size }, () => randomOp(rng, shape));
     step += size;
     const expected = await inMemoryBatch(memory, structuredClone(ops));
-    const actual = await studio.batch(structuredClone(ops));
+    const actual: unknown[] = await studio.batch(structuredClone(ops));
     const where = `seed ${seed}, step ${step}: ${JSON.stringify(ops)}`;
     expect(comparable(actual), where).toEqual(comparable(expected));
-    for (const result of actual.flat()) {
-      if (result && typeof result === "object" && "createdAt" in result) {
+    for (const result of actual.flat() as (Item | null)[]) {
+      if (result !== null && typeof result === "object" && "createdAt" in result) {
         expect(result.createdAt.getTime()).toBeLessThanOrEqual(result.updatedAt.getTime());
       }
     }

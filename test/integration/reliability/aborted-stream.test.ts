@@ -1,0 +1,76 @@
+/**
+ * Issue #20, item 6: `ChatStudio.stream(x, { signal })` aborted mid-stream left the 10-minute
+ * `streamTimeout` timer referenced, so a script took 603 s to exit. Here a child process aborts
+ * such a stream against a loopback server that never stops sending, and must exit on its own
+ * within seconds, having freed the connection.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Loopback, startLoopback } from "./loopback";
+
+let server: Loopback;
+/** Responses the client closed before the server ended them. */
+let closedByClient = 0;
+
+beforeAll(async () => {
+  server = await startLoopback((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    let n = 0;
+    const tick = setInterval(() => {
+      const chunk = {
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "studio/echo-small",
+        choices: [{ index: 0, delta: { content: `t${n++} ` }, finish_reason: null }],
+      };
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    }, 20);
+    res.on("close", () => {
+      clearInterval(tick);
+      if (!res.writableEnded) closedByClient++;
+    });
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe("an aborted stream", () => {
+  it("lets its process exit on its own, with no chunk after the abort", async () => {
+    const fixture = fileURLToPath(new URL("./fixtures/aborted-stream.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", fixture, server.origin], {
+      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    let printedAt = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      printedAt ||= Date.now();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const code = await new Promise<number | string>((resolve) => {
+      // Startup (tsx compiling) is slow on a busy machine; the bound that matters is measured
+      // from the output. Before the fix the child ran for 10 minutes.
+      const kill = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve("killed: still running after 30 s");
+      }, 30_000);
+      child.on("exit", (exitCode) => {
+        clearTimeout(kill);
+        resolve(exitCode ?? "signal");
+      });
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout.trim())).toEqual({ error: "AbortError", before: 3, after: 0 });
+    expect(Date.now() - printedAt).toBeLessThan(3000);
+    expect(closedByClient).toBe(1);
+  }, 40_000);
+});

@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import type { ThreadMessage } from "../../../src/api-types";
+import {
+  decodeVector,
+  type Entry,
+  encodeVector,
+  NamespaceLog,
+  namespaceSessionId,
+  namespaceTitle,
+  type PutEntry,
+  RECORD_OVERHEAD_CHARS,
+  readRecord,
+  recordMessages,
+  STORE_RECORD_KEY,
+  StampClock,
+} from "../../../src/store/records";
+
+function put(key: string, s: number, w = "w1", extra: Partial<PutEntry> = {}): PutEntry {
+  return { op: "put", key, s, w, c: s, p: { value: { s } }, ...extra } as PutEntry;
+}
+
+function message(id: string, content: string, metadata: Record<string, string>): ThreadMessage {
+  return {
+    id,
+    object: "thread.message",
+    createdAt: "2026-01-01T00:00:00Z",
+    threadId: "t",
+    role: "assistant",
+    content: [{ type: "text", text: content }],
+    metadata,
+  } as ThreadMessage;
+}
+
+describe("NamespaceLog", () => {
+  it("keeps each key's newest put or delete by stamp, whatever order the messages come in", () => {
+    const entries: Entry[][] = [
+      [put("a", 10)],
+      [put("a", 30), put("b", 5)],
+      [{ op: "del", key: "b", s: 6, w: "w1" }],
+      [put("a", 20)],
+    ];
+    for (const order of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+      [1, 3, 0, 2],
+    ]) {
+      const log = new NamespaceLog();
+      for (const i of order) log.add(`m${i}`, entries[i]!);
+      expect(log.live("a", 0)).toMatchObject({ s: 30 });
+      expect(log.live("b", 0)).toBeUndefined();
+      expect(log.maxStamp).toBe(30);
+    }
+  });
+
+  it("breaks equal stamps by writer, and a delete outranks a put of the same stamp", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [put("a", 10, "wb"), put("a", 10, "wa")]);
+    expect(log.live("a", 0)?.w).toBe("wb");
+    log.add("m2", [{ op: "del", key: "a", s: 10, w: "wb" }]);
+    expect(log.live("a", 0)).toBeUndefined();
+  });
+
+  it("hides expired items, and moves expiry with touches of the put they name", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [put("a", 10, "w1", { e: 1_000, ttl: 1 })]);
+    expect(log.live("a", 999)).toBeDefined();
+    expect(log.live("a", 1_000)).toBeUndefined();
+    log.add("m2", [{ op: "touch", key: "a", of: { s: 9, w: "w1" }, e: 5_000 }]);
+    expect(log.live("a", 1_000)).toBeUndefined();
+    log.add("m3", [{ op: "touch", key: "a", of: { s: 10, w: "w1" }, e: 5_000 }]);
+    expect(log.live("a", 4_999)).toBeDefined();
+    expect(log.expiredCount(5_000)).toBe(1);
+  });
+
+  it("lists live items in the order they were created, and records children and opening", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [
+      { op: "open", s: 1, w: "w" },
+      put("b", 2),
+      put("a", 3),
+      { op: "child", label: "x" },
+    ]);
+    log.add("m2", [
+      put("b", 4, "w", { c: 2 }),
+      { op: "child", label: "x" },
+      { op: "open", s: 0, w: "v" },
+    ]);
+    expect(log.liveItems(0).map((e) => [e.key, e.s])).toEqual([
+      ["b", 4],
+      ["a", 3],
+    ]);
+    expect(log.children).toEqual(["x"]);
+    expect(log.opened).toEqual({ op: "open", s: 0, w: "v" });
+  });
+
+  it("counts messages holding nothing that counts, and compacts to what counts", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [{ op: "open", s: 1, w: "w" }, put("a", 2), put("gone", 3)]);
+    log.add("m2", [put("a", 4), put("ttl", 5, "w", { e: 100, ttl: 1 })]);
+    log.add("m3", [{ op: "del", key: "gone", s: 6, w: "w" }]);
+    log.add("m4", [{ op: "touch", key: "ttl", of: { s: 5, w: "w" }, e: 200 }]);
+    log.add("m5", [put("a", 7)]);
+    // m1 holds the opening, m2 the ttl item, m3 the tombstone, m5 the newest a; m4 a touch only.
+    expect(log.deadMessageCount()).toBe(1);
+    expect(log.compactedEntries(150)).toEqual([
+      { op: "open", s: 1, w: "w" },
+      expect.objectContaining({ op: "put", key: "a", s: 7 }),
+      { op: "del", key: "gone", s: 6, w: "w" },
+      expect.objectContaining({ op: "put", key: "ttl", s: 5, e: 200 }),
+    ]);
+    // Once expired, the item is kept as a tombstone with its own stamp (nothing newer loses).
+    expect(log.compactedEntries(200)).toContainEqual({ op: "del", key: "ttl", s: 5, w: "w" });
+  });
+});
+
+describe("record messages", () => {
+  it("pack entries into messages of at most maxChars, marked as store records", () => {
+    const entries = Array.from({ length: 30 }, (_, i) => put(`key-${i}`, i + 1));
+    const messages = recordMessages(entries, 600);
+    expect(messages.length).toBeGreaterThan(1);
+    for (const m of messages) {
+      expect(m.content.length).toBeLessThanOrEqual(600);
+      expect(m.metadata).toEqual({ [STORE_RECORD_KEY]: "1" });
+    }
+    const read = messages.flatMap((m, i) => readRecord(message(`m${i}`, m.content, m.metadata))!);
+    expect(read).toEqual(entries);
+    expect(RECORD_OVERHEAD_CHARS).toBe('{"entries":[]}'.length);
+  });
+
+  it("are the only messages read: others, damaged ones and unknown entries are skipped", () => {
+    const ours = { [STORE_RECORD_KEY]: "1" };
+    expect(readRecord(message("1", '{"entries":[]}', {}))).toBeUndefined();
+    expect(readRecord(message("2", '{"entries":[]}', { [STORE_RECORD_KEY]: "9" }))).toBeUndefined();
+    expect(readRecord(message("3", "{not json", ours))).toBeUndefined();
+    const mixed = JSON.stringify({ entries: [put("a", 1), { op: "future" }, { op: "put" }] });
+    expect(readRecord(message("4", mixed, ours))).toEqual([put("a", 1)]);
+  });
+});
+
+describe("StampClock", () => {
+  it("never goes back, and passes the largest stamp its writer read", () => {
+    const clock = new StampClock("w");
+    const a = clock.next(0, 1_000);
+    const b = clock.next(0, 999);
+    const c = clock.next(5_000_000, 1_000);
+    expect(a).toEqual({ s: 1_000_000, w: "w" });
+    expect(b.s).toBe(1_000_001);
+    expect(c.s).toBe(5_000_001);
+  });
+});
+
+describe("namespace ids and titles", () => {
+  it("use the labels as JSON, hashed when longer than a metadata value", async () => {
+    expect(await namespaceSessionId([])).toBe("[]");
+    expect(await namespaceSessionId(["users", "42"])).toBe('["users","42"]');
+    const long = await namespaceSessionId(["x".repeat(600)]);
+    expect(long).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(namespaceTitle(["users", "42"])).toBe("LangGraph store: users/42");
+    expect(namespaceTitle([])).toBe("LangGraph store: (namespaces)");
+    expect(namespaceTitle(["y".repeat(300)]).length).toBe(200);
+  });
+});
+
+describe("vectors", () => {
+  it("are stored as float32 base64", () => {
+    const text = encodeVector([0.5, -2, 3]);
+    expect(text).toBe("AAAAPwAAAMAAAEBA");
+    expect(decodeVector(text)).toEqual([0.5, -2, 3]);
+  });
+});
