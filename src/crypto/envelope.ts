@@ -13,6 +13,7 @@
  *   ..  ciphertext and 16-byte tag of: 1 byte m, m bytes of the inner serializer's type, its bytes
  * Associated data: the UTF-8 of JSON ["langchain-studio/aes-gcm", 1, keyId, context].
  */
+import { StudioError } from "../errors";
 import { StudioDecryptionError } from "./errors";
 import type { KeyRing } from "./key-ring";
 
@@ -34,7 +35,9 @@ export async function seal(
   const keyId = utf8.encode(ring.activeKeyId);
   const type = utf8.encode(innerType);
   if (type.length > MAX_TYPE_BYTES) {
-    throw new Error(`The inner serializer's type "${innerType.slice(0, 40)}..." is too long`);
+    throw new StudioError(
+      `The serializer's type "${innerType.slice(0, 40)}..." is ${type.length} bytes; an encrypted value keeps at most ${MAX_TYPE_BYTES}. Nothing was stored.`,
+    );
   }
   const plaintext = concat([Uint8Array.of(type.length), type, bytes]);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
@@ -83,8 +86,9 @@ export async function open(
     throw await integrityFailure(parsed.keyId, parsed.fingerprint, context);
   }
   const typeLength = plaintext[0] ?? 0;
-  const type = decodeText(plaintext.subarray(1, 1 + typeLength));
-  if (plaintext.length < 1 + typeLength || type === undefined) {
+  const type =
+    plaintext.length > typeLength ? decodeText(plaintext.subarray(1, 1 + typeLength)) : undefined;
+  if (type === undefined) {
     throw malformed(context, "its decrypted bytes do not start with a serializer type");
   }
   return [type, plaintext.subarray(1 + typeLength)];

@@ -1,8 +1,8 @@
 /**
- * `langchain-studio/langgraph`: a LangGraph checkpointer kept in the service's threads. Needs the
- * optional peer `@langchain/langgraph-checkpoint`.
+ * `langchain-studio/langgraph`: a LangGraph checkpointer and store kept in the service's threads,
+ * and a serializer that encrypts what they keep. Needs the optional peer
+ * `@langchain/langgraph-checkpoint`.
  */
-
 export { type CheckpointPlace, checkpointContext, storeContext } from "../crypto/contexts";
 export {
   type ContextualSerde,

@@ -100,7 +100,7 @@ describe("ChatStudio", () => {
     refuse(400, OPENAI_REFUSAL);
     await overflowOf(() => newModel({ streaming: true }).invoke("long"));
     refuse(400, OPENAI_REFUSAL);
-    await overflowOf(() => newModel().streamEvents("long").output);
+    await overflowOf(async () => newModel().streamEvents("long").output);
   });
 
   it("batch: the overflowing input raises; with returnExceptions it is that input's result", async () => {

@@ -211,7 +211,7 @@ describe("streamed structured output ends with the value invoke would give, or i
   }
 
   async function streamed(
-    schema: Record<string, unknown>,
+    schema: (typeof personSchemas)[keyof typeof personSchemas],
     method: string,
   ): Promise<{ values: unknown[]; error?: unknown }> {
     const values: unknown[] = [];

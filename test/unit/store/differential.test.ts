@@ -199,26 +199,41 @@ async function runBoth(seed: number, count: number, shape: Shape): Promise<Studi
   return studio;
 }
 
+/** Hundreds of calls to the emulator per run: a bound for a loaded machine, not a speed target. */
+const RUN_TIMEOUT_MS = 60_000;
+
 describe("StudioStore answers as InMemoryStore does", () => {
-  it.each([11, 23, 37])("on 150 random operations over 8 namespaces (seed %i)", async (seed) => {
-    await runBoth(seed, 150, WIDE);
-  });
+  it.each([11, 23, 37])(
+    "on 150 random operations over 8 namespaces (seed %i)",
+    async (seed) => {
+      await runBoth(seed, 150, WIDE);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("on 300 writes and reads of 3 keys, through compactions", async () => {
-    await runBoth(5, 300, HOT);
-    // About 80 writes went to ["hot"]; compaction deleted the messages that no longer count.
-    const { baseUrl, apiKey } = emulator.handle;
-    const client = new StudioClient({ baseUrl, apiKey });
-    let messages = 0;
-    for await (const thread of client.iterateThreads({ order: "asc" })) {
-      if (thread.title !== "LangGraph store: hot") continue;
-      for await (const _ of client.iterateMessages(thread.id, { order: "asc" })) messages += 1;
-    }
-    expect(messages).toBeGreaterThan(0);
-    expect(messages).toBeLessThan(60);
-  });
+  it(
+    "on 300 writes and reads of 3 keys, through compactions",
+    async () => {
+      await runBoth(5, 300, HOT);
+      // About 80 writes went to ["hot"]; compaction deleted the messages that no longer count.
+      const { baseUrl, apiKey } = emulator.handle;
+      const client = new StudioClient({ baseUrl, apiKey });
+      let messages = 0;
+      for await (const thread of client.iterateThreads({ order: "asc" })) {
+        if (thread.title !== "LangGraph store: hot") continue;
+        for await (const _ of client.iterateMessages(thread.id, { order: "asc" })) messages += 1;
+      }
+      expect(messages).toBeGreaterThan(0);
+      expect(messages).toBeLessThan(60);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("on 150 random operations ranked by similarity to a query", async () => {
-    await runBoth(71, 150, RANKED);
-  });
+  it(
+    "on 150 random operations ranked by similarity to a query",
+    async () => {
+      await runBoth(71, 150, RANKED);
+    },
+    RUN_TIMEOUT_MS,
+  );
 });

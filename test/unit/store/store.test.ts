@@ -10,6 +10,8 @@ import { StudioStore, type StudioStoreFields } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator({ recordRequests: false });
+/** Tests that write dozens of namespaces or items: a bound for a loaded machine. */
+const FILL_TIMEOUT_MS = 30_000;
 
 beforeEach(async () => {
   await emulator.handle.reset();
@@ -84,38 +86,50 @@ describe("cost in calls", () => {
     expect(batch).toHaveLength(2);
   });
 
-  it("a fresh process's get costs the same with 1 or 20 namespaces in the store", async () => {
-    await fill(1);
-    const small = await counted().cost((s) => s.get(["users", "u0", "memories"], "m"));
-    await fill(20);
-    const large = await counted().cost((s) => s.get(["users", "u0", "memories"], "m"));
-    expect(small).toHaveLength(2);
-    expect(large).toEqual(small);
-    // A namespace that does not exist costs its look-up, and once per process the check that the
-    // account files sessions by dataset (which is what lets an empty listing prove it absent).
-    expect(await counted().cost((s) => s.get(["users", "nobody"], "m"))).toEqual([
-      expect.stringMatching(/^GET \/v1\/threads$/),
-      expect.stringMatching(/^GET \/v1\/threads$/),
-    ]);
-  });
+  it(
+    "a fresh process's get costs the same with 1 or 20 namespaces in the store",
+    async () => {
+      await fill(1);
+      const small = await counted().cost((s) => s.get(["users", "u0", "memories"], "m"));
+      await fill(20);
+      const large = await counted().cost((s) => s.get(["users", "u0", "memories"], "m"));
+      expect(small).toHaveLength(2);
+      expect(large).toEqual(small);
+      // A namespace that does not exist costs its look-up, and once per process the check that the
+      // account files sessions by dataset (which is what lets an empty listing prove it absent).
+      expect(await counted().cost((s) => s.get(["users", "nobody"], "m"))).toEqual([
+        expect.stringMatching(/^GET \/v1\/threads$/),
+        expect.stringMatching(/^GET \/v1\/threads$/),
+      ]);
+    },
+    FILL_TIMEOUT_MS,
+  );
 
-  it("searching a user's namespace reads that subtree only, not the other users'", async () => {
-    await fill(20);
-    const { cost } = counted();
-    // Look-up and read of the namespace: the 19 other users are never listed.
-    expect(await cost((s) => s.search(["users", "u7"]))).toHaveLength(4);
-    const page = await counted().store.search(["users", "u7"]);
-    expect(page.map((item) => item.value)).toEqual([{ i: 7 }]);
-  });
+  it(
+    "searching a user's namespace reads that subtree only, not the other users'",
+    async () => {
+      await fill(20);
+      const { cost } = counted();
+      // Look-up and read of the namespace: the 19 other users are never listed.
+      expect(await cost((s) => s.search(["users", "u7"]))).toHaveLength(4);
+      const page = await counted().store.search(["users", "u7"]);
+      expect(page.map((item) => item.value)).toEqual([{ i: 7 }]);
+    },
+    FILL_TIMEOUT_MS,
+  );
 
-  it("a fresh process reads a key written 150 times in 2 calls: compaction keeps threads short", async () => {
-    const { store } = counted();
-    for (let i = 0; i < 150; i++) await store.put(["hot"], "counter", { i });
-    const calls = await counted().cost(async (s) => {
-      expect((await s.get(["hot"], "counter"))?.value).toEqual({ i: 149 });
-    });
-    expect(calls).toHaveLength(2);
-  });
+  it(
+    "a fresh process reads a key written 150 times in 2 calls: compaction keeps threads short",
+    async () => {
+      const { store } = counted();
+      for (let i = 0; i < 150; i++) await store.put(["hot"], "counter", { i });
+      const calls = await counted().cost(async (s) => {
+        expect((await s.get(["hot"], "counter"))?.value).toEqual({ i: 149 });
+      });
+      expect(calls).toHaveLength(2);
+    },
+    FILL_TIMEOUT_MS,
+  );
 });
 
 describe("TTL", () => {
