@@ -318,7 +318,7 @@ async function longThreadRows(): Promise<BenchRow[]> {
         { what: `${at}: bytes received`, value: long.turnReceived / 1024, unit: "KiB" },
         { what: `${at}: time`, value: long.turnMs, unit: "ms" },
         {
-          what: `${at}: saver heap after the first read`,
+          what: `${at}: saver heap for the thread`,
           value: long.warmHeap / 2 ** 20,
           unit: "MB",
         },

@@ -72,7 +72,7 @@ export class RequestPipeline {
     }
     const parsed = parseBody(raw);
     if (this.options.requestLogLimit > 0) {
-      this.requests.push(record(method, path, query, req, parsed));
+      this.requests.push(record(method, path, query, req, parsed, this.options.apiKey));
       if (this.requests.length > this.options.requestLogLimit) this.requests.shift();
     }
     const fault = path === HEALTH_PATH ? undefined : this.options.faults.draw(path);
@@ -257,15 +257,16 @@ function record(
   query: Record<string, string>,
   req: IncomingMessage,
   parsed: ParsedBody,
+  apiKey: string | undefined,
 ): RecordedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
-    headers[name] = SECRET_HEADERS.has(name)
-      ? "[REDACTED]"
-      : Array.isArray(value)
-        ? value.join(", ")
-        : value;
+    const text = Array.isArray(value) ? value.join(", ") : value;
+    // A client configured with another key header name (`serviceKeyHeader`) sends the key under
+    // a name this list cannot know, so any header holding the key is redacted too.
+    const secret = SECRET_HEADERS.has(name) || (apiKey !== undefined && text.includes(apiKey));
+    headers[name] = secret ? "[REDACTED]" : text;
   }
   return { method, path, query, headers, body: parsed.error ? parsed.text : parsed.value };
 }

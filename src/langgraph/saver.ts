@@ -16,25 +16,18 @@ import {
   type Checkpoint,
   type CheckpointListOptions,
   type CheckpointMetadata,
-  type CheckpointPendingWrite,
   type CheckpointTuple,
   copyCheckpoint,
-  maxChannelVersion,
   type PendingWrite,
-  type SerializerProtocol,
-  TASKS,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
-import { resolveClient, type StudioClientFields } from "../client/resolve";
+import { resolveClient } from "../client/resolve";
 import { StudioValidationError } from "../errors";
 import { planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
-import type { CheckpointEntry, CheckpointLog } from "./checkpoint-log";
+import type { CheckpointLog } from "./checkpoint-log";
 import {
   type CheckpointRecord,
-  DEFAULT_PART_CHARS,
-  type LoadedValue,
-  loadValue,
   RECORD_FORMAT,
   recordMessages,
   type StoredRecord,
@@ -43,39 +36,21 @@ import {
   type WritesRecord,
 } from "./records";
 import { planPrune } from "./retention";
+import {
+  matches,
+  namespaceOf,
+  one,
+  type PruneOptions,
+  requireThreadId,
+  type StudioCheckpointSaverFields,
+  saverSettings,
+  threadIdOf,
+} from "./saver-config";
 import { CheckpointThreads } from "./thread-store";
-import type { ThreadWindow } from "./thread-window";
+import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
 
-export type StudioCheckpointSaverFields = StudioClientFields & {
-  /** Keep the checkpoint threads among this dataset's threads (and look them up there only). */
-  datasetId?: string | undefined;
-  /** Serializer for checkpoints and writes (LangGraph's JSON serializer by default). */
-  serde?: SerializerProtocol | undefined;
-  /**
-   * A record longer than this many characters is split over several messages (default 100,000).
-   * The service's message size limit is not published; lower this if it refuses large messages.
-   */
-  maxMessageChars?: number | undefined;
-  /**
-   * How many LangGraph threads a saver keeps in memory (default 100), so a read costs one call;
-   * a thread beyond them, least recently used first, is read again from its newest messages.
-   */
-  maxCachedThreads?: number | undefined;
-  /**
-   * "all" (default) keeps every checkpoint (history, replay, forks). "latest" keeps only the
-   * newest checkpoint of each namespace, as LangGraph's shallow savers do: each `put` stores every
-   * value whole and deletes the checkpoints and writes it supersedes.
-   */
-  keep?: "all" | "latest" | undefined;
-};
-
-export interface PruneOptions {
-  /** Checkpoints to keep per namespace, newest first (at least 1). */
-  keepLast: number;
-}
-
-const DEFAULT_CACHED_THREADS = 100;
+export type { PruneOptions, StudioCheckpointSaverFields } from "./saver-config";
 
 export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #threads: CheckpointThreads;
@@ -85,29 +60,14 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
-    const {
-      datasetId,
-      serde: _serde,
-      maxMessageChars,
-      maxCachedThreads,
-      keep,
-      ...clientFields
-    } = fields;
-    if (datasetId !== undefined && (typeof datasetId !== "string" || datasetId === "")) {
-      throw new StudioValidationError("datasetId", "must be a non-empty string");
-    }
-    checkInteger("maxMessageChars", maxMessageChars, 1_000);
-    checkInteger("maxCachedThreads", maxCachedThreads, 1);
-    if (keep !== undefined && keep !== "all" && keep !== "latest") {
-      throw new StudioValidationError("keep", `must be "all" or "latest" (got ${String(keep)})`);
-    }
+    const settings = saverSettings(fields);
     this.#threads = new CheckpointThreads(
-      resolveClient(clientFields),
-      datasetId,
-      maxCachedThreads ?? DEFAULT_CACHED_THREADS,
+      resolveClient(settings.clientFields),
+      settings.datasetId,
+      settings.maxCachedThreads,
     );
-    this.#partChars = maxMessageChars ?? DEFAULT_PART_CHARS;
-    this.#keep = keep ?? "all";
+    this.#partChars = settings.partChars;
+    this.#keep = settings.keep;
   }
 
   /**
@@ -128,9 +88,14 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const found = await this.#threads.read(threadId, async (window) => {
       const entry = await (checkpointId === undefined
-        ? readLatest(window, ns)
-        : readById(window, ns, checkpointId));
-      return entry && (await this.#tuple(threadId, window.log, entry));
+        ? window.readLatest(ns)
+        : window.readCheckpoint(ns, checkpointId));
+      return (
+        entry &&
+        (await checkpointTuple(this.serde, threadId, window.log, entry, () =>
+          this.getNextVersion(undefined),
+        ))
+      );
     });
     return found ?? undefined;
   }
@@ -155,7 +120,9 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         const id = found.record.checkpointId;
         if (checkpointId !== undefined && id !== checkpointId) continue;
         if (beforeId !== undefined && id >= beforeId) continue;
-        const tuple = await this.#tuple(threadId, window.log, found);
+        const tuple = await checkpointTuple(this.serde, threadId, window.log, found, () =>
+          this.getNextVersion(undefined),
+        );
         if (filter && !matches(tuple.metadata, filter)) continue;
         if (remaining !== undefined) remaining -= 1;
         yield tuple;
@@ -362,149 +329,4 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       yield threadId;
     }
   }
-
-  async #tuple(
-    threadId: string,
-    log: CheckpointLog,
-    found: CheckpointEntry,
-  ): Promise<CheckpointTuple> {
-    const { record } = found;
-    const checkpoint = (await this.#load(record.checkpoint)) as Checkpoint;
-    checkpoint.channel_versions = { ...record.versions };
-    const values: Record<string, unknown> = {};
-    for (const [channel, version] of Object.entries(record.versions)) {
-      const resolved = log.resolve(record.ns, channel, version);
-      if (resolved?.value) values[channel] = await this.#loadValue(resolved.value);
-    }
-    checkpoint.channel_values = values;
-    if (checkpoint.v < 4 && record.parentId !== undefined) {
-      await this.#migratePendingSends(checkpoint, log, record.ns, record.parentId);
-    }
-    const config = (checkpointId: string) => ({
-      configurable: { thread_id: threadId, checkpoint_ns: record.ns, checkpoint_id: checkpointId },
-    });
-    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      log
-        .pendingWrites(record.ns, record.checkpointId)
-        .map(
-          async (w) =>
-            [w.taskId, w.channel, await this.#loadValue(w.value)] as CheckpointPendingWrite,
-        ),
-    );
-    return {
-      config: config(record.checkpointId),
-      checkpoint,
-      metadata: (await this.#load(record.metadata)) as CheckpointMetadata,
-      ...(record.parentId === undefined ? {} : { parentConfig: config(record.parentId) }),
-      pendingWrites,
-    };
-  }
-
-  /** Checkpoints before format 4 kept pending sends as writes to TASKS on their parent. */
-  async #migratePendingSends(
-    checkpoint: Checkpoint,
-    log: CheckpointLog,
-    ns: string,
-    parentId: string,
-  ): Promise<void> {
-    const sends = log.pendingWrites(ns, parentId).filter((w) => w.channel === TASKS);
-    checkpoint.channel_values[TASKS] = await Promise.all(
-      sends.map((w) => this.#loadValue(w.value)),
-    );
-    const versions = Object.values(checkpoint.channel_versions);
-    checkpoint.channel_versions[TASKS] =
-      versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
-  }
-
-  #load(value: StoredValue): Promise<unknown> {
-    const [type, data] = loadValue(value);
-    return this.serde.loadsTyped(type, data);
-  }
-
-  #loadValue(value: LoadedValue): Promise<unknown> {
-    return value === null
-      ? Promise.resolve(undefined)
-      : this.serde.loadsTyped(value.type, value.data);
-  }
-}
-
-/** The newest checkpoint of `ns`, read until every value it names is read. */
-async function readLatest(window: ThreadWindow, ns: string): Promise<CheckpointEntry | undefined> {
-  const { log } = window;
-  await window.catchUp();
-  await window.extendDown(() => {
-    const head = log.checkpoint(ns);
-    return head !== undefined && log.isReadable(head);
-  });
-  const head = log.checkpoint(ns);
-  window.trim();
-  return head;
-}
-
-/** The checkpoint `id` of `ns`: in the window, else above it (a catch-up), else further down. */
-async function readById(
-  window: ThreadWindow,
-  ns: string,
-  id: string,
-): Promise<CheckpointEntry | undefined> {
-  const { log } = window;
-  if (!log.checkpoint(ns, id)) await window.catchUp();
-  await window.extendDown(() => {
-    const found = log.checkpoint(ns, id);
-    return found !== undefined && log.isReadable(found);
-  });
-  return log.checkpoint(ns, id);
-}
-
-function checkInteger(field: string, value: unknown, min: number): void {
-  if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
-    throw new StudioValidationError(
-      field,
-      `must be an integer of at least ${min} (got ${String(value)})`,
-    );
-  }
-}
-
-function namespaceOf(config: RunnableConfig): string {
-  return config.configurable?.checkpoint_ns ?? "";
-}
-
-/** The thread id as stored (a number is taken as its decimal text, as other savers do). */
-function threadIdOf(threadId: unknown): string {
-  if (typeof threadId === "number" && Number.isFinite(threadId)) return String(threadId);
-  if (typeof threadId !== "string" || threadId === "") {
-    throw new StudioValidationError(
-      "config.configurable.thread_id",
-      `must be a non-empty string (got ${JSON.stringify(threadId) ?? String(threadId)})`,
-    );
-  }
-  return threadId;
-}
-
-function requireThreadId(config: RunnableConfig, action: string): string {
-  const threadId = config.configurable?.thread_id;
-  if (threadId === undefined || threadId === null) {
-    throw new StudioValidationError(
-      "config.configurable.thread_id",
-      `is required to ${action}: pass { configurable: { thread_id: "<your conversation id>" } } when you invoke the graph`,
-    );
-  }
-  return threadIdOf(threadId);
-}
-
-/** Metadata filter as the Postgres saver applies it (`metadata @> filter`), key by key. */
-function matches(
-  metadata: CheckpointMetadata | undefined,
-  filter: Record<string, unknown>,
-): boolean {
-  const values = (metadata ?? {}) as Record<string, unknown>;
-  return Object.entries(filter).every(([key, value]) => sameJson(values[key], value));
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
-}
-
-async function* one<T>(value: T): AsyncGenerator<T> {
-  yield value;
 }

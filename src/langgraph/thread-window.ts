@@ -12,7 +12,7 @@
 import type { ThreadMessage } from "../api-types";
 import type { StudioClient } from "../client";
 import { type Place, READ_WINDOW } from "./channel-values";
-import { CheckpointLog, type RecordEntry } from "./checkpoint-log";
+import { type CheckpointEntry, CheckpointLog, type RecordEntry } from "./checkpoint-log";
 import { messageChars, type RecordMessage, RecordReader, type StoredRecord } from "./records";
 
 /** Messages per listing call (the service's maximum). */
@@ -88,6 +88,28 @@ export class ThreadWindow {
       if (!own) this.#add(message, place);
     }
     if (!page.hasMore) this.#reachedStart = true;
+  }
+
+  /** The newest checkpoint of `ns`, read until everything its tuple needs is read. */
+  async readLatest(ns: string): Promise<CheckpointEntry | undefined> {
+    await this.catchUp();
+    await this.extendDown(() => {
+      const head = this.log.checkpoint(ns);
+      return head !== undefined && this.log.isReadable(head);
+    });
+    const head = this.log.checkpoint(ns);
+    this.trim();
+    return head;
+  }
+
+  /** The checkpoint `id` of `ns`: in the window, else above it (a catch-up), else further down. */
+  async readCheckpoint(ns: string, id: string): Promise<CheckpointEntry | undefined> {
+    if (!this.log.checkpoint(ns, id)) await this.catchUp();
+    await this.extendDown(() => {
+      const found = this.log.checkpoint(ns, id);
+      return found !== undefined && this.log.isReadable(found);
+    });
+    return this.log.checkpoint(ns, id);
   }
 
   #add(message: ThreadMessage, place: Place): void {

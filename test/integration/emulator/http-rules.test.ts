@@ -56,7 +56,11 @@ describe("HTTP rules", () => {
     await studio(emulator.handle, "GET", `${PATHS.threads}?limit=2&order=desc`);
     await call("POST", `${emulator.handle.proxyUrl}${PATHS.chatCompletions}`, {
       raw: "{broken",
-      headers: { authorization: `Bearer ${emulator.handle.apiKey}` },
+      // A client with `serviceKeyHeader` set sends the key under a name the emulator cannot know.
+      headers: {
+        authorization: `Bearer ${emulator.handle.apiKey}`,
+        "x-custom-key": emulator.handle.apiKey,
+      },
     });
     const recorded = emulator.handle.requests;
     expect(recorded.map((r) => [r.method, r.path])).toEqual([
@@ -70,6 +74,7 @@ describe("HTTP rules", () => {
     expect(recorded[2]!.body).toBe("{broken");
     expect(recorded[0]!.headers["x-service-key"]).toBe("[REDACTED]");
     expect(recorded[2]!.headers.authorization).toBe("[REDACTED]");
+    expect(recorded[2]!.headers["x-custom-key"]).toBe("[REDACTED]");
     expect(JSON.stringify(recorded)).not.toContain(emulator.handle.apiKey);
     emulator.handle.clearRequests();
     expect(emulator.handle.requests).toHaveLength(0);

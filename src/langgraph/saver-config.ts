@@ -1,0 +1,119 @@
+/**
+ * What the saver checks of its fields and of LangGraph's configs before anything is sent, and the
+ * metadata filter `list` applies.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import type { StudioClientFields } from "../client/resolve";
+import { StudioValidationError } from "../errors";
+import { DEFAULT_PART_CHARS } from "./records";
+
+export type StudioCheckpointSaverFields = StudioClientFields & {
+  /** Keep the checkpoint threads among this dataset's threads (and look them up there only). */
+  datasetId?: string | undefined;
+  /** Serializer for checkpoints and writes (LangGraph's JSON serializer by default). */
+  serde?: SerializerProtocol | undefined;
+  /**
+   * A record longer than this many characters is split over several messages (default 100,000).
+   * The service's message size limit is not published; lower this if it refuses large messages.
+   */
+  maxMessageChars?: number | undefined;
+  /**
+   * How many LangGraph threads a saver keeps in memory (default 100), so a read costs one call;
+   * a thread beyond them, least recently used first, is read again from its newest messages.
+   */
+  maxCachedThreads?: number | undefined;
+  /**
+   * "all" (default) keeps every checkpoint (history, replay, forks). "latest" keeps only the
+   * newest checkpoint of each namespace, as LangGraph's shallow savers do: each `put` stores every
+   * value whole and deletes the checkpoints and writes it supersedes.
+   */
+  keep?: "all" | "latest" | undefined;
+};
+
+export interface PruneOptions {
+  /** Checkpoints to keep per namespace, newest first (at least 1). */
+  keepLast: number;
+}
+
+const DEFAULT_CACHED_THREADS = 100;
+
+/** The saver's fields checked (naming the field at fault) and defaulted. */
+export function saverSettings(fields: StudioCheckpointSaverFields) {
+  const {
+    datasetId,
+    serde: _serde,
+    maxMessageChars,
+    maxCachedThreads,
+    keep,
+    ...clientFields
+  } = fields;
+  if (datasetId !== undefined && (typeof datasetId !== "string" || datasetId === "")) {
+    throw new StudioValidationError("datasetId", "must be a non-empty string");
+  }
+  checkInteger("maxMessageChars", maxMessageChars, 1_000);
+  checkInteger("maxCachedThreads", maxCachedThreads, 1);
+  if (keep !== undefined && keep !== "all" && keep !== "latest") {
+    throw new StudioValidationError("keep", `must be "all" or "latest" (got ${String(keep)})`);
+  }
+  return {
+    clientFields: clientFields as StudioClientFields,
+    datasetId,
+    partChars: maxMessageChars ?? DEFAULT_PART_CHARS,
+    maxCachedThreads: maxCachedThreads ?? DEFAULT_CACHED_THREADS,
+    keep: keep ?? "all",
+  };
+}
+
+function checkInteger(field: string, value: unknown, min: number): void {
+  if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
+    throw new StudioValidationError(
+      field,
+      `must be an integer of at least ${min} (got ${String(value)})`,
+    );
+  }
+}
+
+export function namespaceOf(config: RunnableConfig): string {
+  return config.configurable?.checkpoint_ns ?? "";
+}
+
+/** The thread id as stored (a number is taken as its decimal text, as other savers do). */
+export function threadIdOf(threadId: unknown): string {
+  if (typeof threadId === "number" && Number.isFinite(threadId)) return String(threadId);
+  if (typeof threadId !== "string" || threadId === "") {
+    throw new StudioValidationError(
+      "config.configurable.thread_id",
+      `must be a non-empty string (got ${JSON.stringify(threadId) ?? String(threadId)})`,
+    );
+  }
+  return threadId;
+}
+
+export function requireThreadId(config: RunnableConfig, action: string): string {
+  const threadId = config.configurable?.thread_id;
+  if (threadId === undefined || threadId === null) {
+    throw new StudioValidationError(
+      "config.configurable.thread_id",
+      `is required to ${action}: pass { configurable: { thread_id: "<your conversation id>" } } when you invoke the graph`,
+    );
+  }
+  return threadIdOf(threadId);
+}
+
+/** Metadata filter as the Postgres saver applies it (`metadata @> filter`), key by key. */
+export function matches(
+  metadata: CheckpointMetadata | undefined,
+  filter: Record<string, unknown>,
+): boolean {
+  const values = (metadata ?? {}) as Record<string, unknown>;
+  return Object.entries(filter).every(([key, value]) => sameJson(values[key], value));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+export async function* one<T>(value: T): AsyncGenerator<T> {
+  yield value;
+}
