@@ -10,7 +10,7 @@ import type { StudioModelFields, StudioSamplingCallOptions } from "../models/set
 export interface ChatStudioInput extends StudioModelFields, BaseChatModelParams {
   /**
    * What the model can do (core's `ModelProfile`), over what the model listing says once
-   * `loadProfile()` has read it.
+   * `loadProfile()` (or `ChatStudio.fromModel`) has read it.
    */
   profile?: ModelProfile;
 }

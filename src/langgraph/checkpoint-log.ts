@@ -182,22 +182,30 @@ export class CheckpointLog {
   resolve(ns: string, channel: string, version: Version): ResolvedValue | undefined {
     const key = channelKey(ns, channel);
     const cached = this.#resolved.get(key);
-    const chain = this.#startOf(ns, channel, version, cached);
-    if (!chain) return undefined;
-    const { start, links } = chain;
-    if (links.length === 0 && start === cached) return cached;
+    const walked = this.#walk(ns, channel, version, cached?.version);
+    if (!walked) return undefined;
+    const { links, reachedWhole } = walked;
+    const appendedLinks = reachedWhole ? links.slice(0, -1) : links;
+    let start = cached;
+    if (reachedWhole) {
+      const { version: rootVersion, blob } = links.at(-1)!;
+      const whole = { value: blob.whole ?? null, root: blob.owner.place, rootChars: blob.chars };
+      start = { version: rootVersion, ...whole, sinceRootChars: 0 };
+    }
+    if (!start) return undefined;
+    if (appendedLinks.length === 0 && start === cached) return cached;
     const data = start.value?.data;
-    if (links.length > 0 && typeof data !== "string") return undefined;
-    const appended = links.map((link) => link.items ?? "[]").reverse();
+    if (appendedLinks.length > 0 && typeof data !== "string") return undefined;
+    const appended = appendedLinks.map((link) => link.blob.items ?? "[]").reverse();
     const resolved: ResolvedValue = {
+      ...start,
       version,
       value:
-        links.length === 0
+        appendedLinks.length === 0
           ? start.value
           : { type: start.value!.type, data: withItems(data as string, appended) },
-      root: start.root,
-      rootChars: start.rootChars,
-      sinceRootChars: start.sinceRootChars + links.reduce((sum, link) => sum + link.chars, 0),
+      sinceRootChars:
+        start.sinceRootChars + appendedLinks.reduce((sum, link) => sum + link.blob.chars, 0),
     };
     this.#resolved.set(key, resolved);
     return resolved;
@@ -208,44 +216,36 @@ export class CheckpointLog {
     this.#resolved.set(channelKey(ns, channel), resolved);
   }
 
-  /** From `version` back to a whole copy (or to the cached value); undefined if a link is missing. */
-  #startOf(
-    ns: string,
-    channel: string,
-    version: Version,
-    cached: ResolvedValue | undefined,
-  ): { start: ResolvedValue; links: BlobEntry[] } | undefined {
-    const links: BlobEntry[] = [];
-    let current = version;
-    for (;;) {
-      if (cached && sameVersion(cached.version, current)) return { start: cached, links };
-      const blob = this.#blobs.get(blobKey(ns, channel, current));
-      if (!blob) return undefined;
-      if (blob.whole !== undefined) {
-        const root = { version: current, value: blob.whole, root: blob.owner.place };
-        return { start: { ...root, rootChars: blob.chars, sinceRootChars: 0 }, links };
-      }
-      links.push(blob);
-      // A chain longer than the index is a loop: damaged records, never written by this saver.
-      if (links.length > this.#blobs.size || blob.base === undefined) return undefined;
-      current = blob.base;
-    }
-  }
-
   /**
    * The copies a value is read from, newest version first, down to the first whole copy;
    * undefined while one is not read (or was never stored).
    */
   chain(ns: string, channel: string, version: Version): ChainLink[] | undefined {
-    const links: ChainLink[] = [];
-    let current: Version | undefined = version;
-    while (current !== undefined) {
+    return this.#walk(ns, channel, version)?.links.map((link) => ({
+      version: link.version,
+      owner: link.blob.owner,
+    }));
+  }
+
+  /** From `version` down to a whole copy, or to `stop` (a version already rebuilt). */
+  #walk(
+    ns: string,
+    channel: string,
+    version: Version,
+    stop?: Version,
+  ): { links: { version: Version; blob: BlobEntry }[]; reachedWhole: boolean } | undefined {
+    const links: { version: Version; blob: BlobEntry }[] = [];
+    let current = version;
+    for (;;) {
+      if (stop !== undefined && sameVersion(stop, current)) return { links, reachedWhole: false };
       const blob = this.#blobs.get(blobKey(ns, channel, current));
+      // A chain longer than the index is a loop: damaged records, never written by this saver.
       if (!blob || links.length > this.#blobs.size) return undefined;
-      links.push({ version: current, owner: blob.owner });
-      current = blob.whole === undefined ? blob.base : undefined;
+      links.push({ version: current, blob });
+      if (blob.whole !== undefined) return { links, reachedWhole: true };
+      if (blob.base === undefined) return undefined;
+      current = blob.base;
     }
-    return links;
   }
 
   /** The records a checkpoint's values are read from; undefined while one is not read. */

@@ -57,7 +57,7 @@ export function saverSettings(fields: StudioCheckpointSaverFields) {
     throw new StudioValidationError("keep", `must be "all" or "latest" (got ${String(keep)})`);
   }
   return {
-    clientFields: clientFields as StudioClientFields,
+    clientFields,
     datasetId,
     partChars: maxMessageChars ?? DEFAULT_PART_CHARS,
     maxCachedThreads: maxCachedThreads ?? DEFAULT_CACHED_THREADS,

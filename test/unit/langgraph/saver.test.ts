@@ -30,6 +30,7 @@ describe("StudioCheckpointSaver input checks", () => {
       [{ client, datasetId: "" }, "datasetId"],
       [{ client, maxMessageChars: 10 }, "maxMessageChars"],
       [{ client, maxCachedThreads: 0 }, "maxCachedThreads"],
+      [{ client, keep: "some" as never }, "keep"],
     ] as const) {
       expect(() => new StudioCheckpointSaver(fields)).toThrow(
         expect.objectContaining({ name: "StudioValidationError", field }),
@@ -48,6 +49,26 @@ describe("StudioCheckpointSaver input checks", () => {
     await expect(
       saver.put({ configurable: { thread_id: { id: 1 } } }, emptyCheckpoint(), meta, {}),
     ).rejects.toThrow(StudioValidationError);
+    expect(calls).toEqual([]);
+  });
+
+  it("makes versions that count up and differ per write, as strings LangGraph compares", () => {
+    const { saver } = offlineSaver();
+    const first = String(saver.getNextVersion(undefined));
+    const again = String(saver.getNextVersion(undefined));
+    expect(first).not.toBe(again);
+    expect(String(saver.getNextVersion(first as never)) > first).toBe(true);
+    expect(String(saver.getNextVersion(7)).startsWith("0000000000000008.")).toBe(true);
+  });
+
+  it("refuses prune and deleteThreads options that make no sense, before any request", async () => {
+    const { calls, saver } = offlineSaver();
+    await expect(saver.prune(["t"], { keepLast: 1.5 })).rejects.toThrow(
+      expect.objectContaining({ field: "keepLast" }),
+    );
+    await expect(saver.deleteThreads({ olderThan: "yesterday" as never })).rejects.toThrow(
+      expect.objectContaining({ field: "olderThan" }),
+    );
     expect(calls).toEqual([]);
   });
 
