@@ -12,7 +12,7 @@
  * still encrypts, bound to the empty context.
  */
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { fromBase64 } from "./base64";
+import { fromBase64 } from "../converters/base64";
 import { open, seal } from "./envelope";
 import { StudioDecryptionError } from "./errors";
 import { KeyRing, type KeyRingOptions } from "./key-ring";

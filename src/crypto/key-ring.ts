@@ -6,8 +6,9 @@
  * Keys are checked when the ring is built (nothing is sent or stored before a bad key is found),
  * and imported into Web Crypto on first use. Errors name the key id, never the key.
  */
+
+import { fromBase64 } from "../converters/base64";
 import { StudioValidationError } from "../errors";
-import { fromBase64 } from "./base64";
 
 /** Web Crypto's `CryptoKey` (named from `crypto.subtle`: the DOM types are not loaded). */
 export type CryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;

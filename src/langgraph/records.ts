@@ -11,6 +11,8 @@
  */
 import type { ContentItem, ThreadMessage } from "../api-types";
 import { contentItemText, METADATA_LIMITS } from "../api-types";
+import { fromBase64, toBase64 } from "../converters/base64";
+import { StudioError } from "../errors";
 import type { Place } from "./channel-values";
 
 /** Written into every record; a reader skips records of a format it does not know. */
@@ -101,7 +103,15 @@ export function storeValue([type, bytes]: [string, Uint8Array]): StoredValue {
 /** The `[type, data]` pair to hand back to the serializer's `loadsTyped`. */
 export function loadValue(value: StoredValue): [string, Uint8Array | string] {
   if ("json" in value) return [value.type, JSON.stringify(value.json)];
-  if ("base64" in value) return [value.type, fromBase64(value.base64)];
+  if ("base64" in value) {
+    const bytes = fromBase64(value.base64);
+    if (bytes === undefined) {
+      throw new StudioError(
+        `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's record was changed by something other than this package.`,
+      );
+    }
+    return [value.type, bytes];
+  }
   return ["empty", new Uint8Array()];
 }
 
@@ -255,19 +265,4 @@ function parseRecord(text: string): StoredRecord | undefined {
     // Someone else's message in the thread, or a damaged one: not ours to read.
     return undefined;
   }
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }

@@ -20,7 +20,7 @@
  */
 import type { ContentItem, ThreadMessage } from "../api-types";
 import { contentItemText } from "../api-types";
-import { fromBase64, toBase64 } from "../crypto/base64";
+import { fromBase64, toBase64 } from "../converters/base64";
 import { sha256Hex } from "../threads/service-identity";
 
 /** Message metadata key marking a store record; its value is the record format. */

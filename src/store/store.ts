@@ -24,7 +24,7 @@ import {
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import type { StudioClientFields } from "../client/resolve";
-import { fromBase64, toBase64 } from "../crypto/base64";
+import { fromBase64, toBase64 } from "../converters/base64";
 import { storeContext } from "../crypto/contexts";
 import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioError, StudioValidationError } from "../errors";

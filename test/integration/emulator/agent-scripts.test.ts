@@ -4,6 +4,7 @@
  * human-in-the-loop conversations a real server refuses, and the profile a tool-capable model
  * declares.
  */
+import { ContextOverflowError } from "@langchain/core/errors";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
@@ -152,13 +153,15 @@ describe("scripted errors as ChatStudio raises them", () => {
     expect(seen.join("")).toBe("Partial answer");
   });
 
-  it("a prompt over the window is a StudioBadRequestError with code context_length_exceeded", async () => {
+  it("a prompt over the window is core's ContextOverflowError, caused by the 400 context_length_exceeded", async () => {
     const error = await newModel()
       .invoke("word ".repeat(7000))
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StudioBadRequestError);
-    expect(error).toMatchObject({ status: 400, code: "context_length_exceeded" });
-    expect((error as Error).message).toContain("maximum context length is 8192 tokens");
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    const cause = (error as Error).cause;
+    expect(cause).toBeInstanceOf(StudioBadRequestError);
+    expect(cause).toMatchObject({ status: 400, code: "context_length_exceeded" });
+    expect((cause as Error).message).toContain("maximum context length is 8192 tokens");
   });
 });
 

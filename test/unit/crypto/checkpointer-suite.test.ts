@@ -5,7 +5,7 @@
  * provided here before the suite is imported.
  */
 import * as vitest from "vitest";
-import { toBase64 } from "../../../src/crypto/base64";
+import { toBase64 } from "../../../src/converters/base64";
 import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
 import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
 

@@ -1,6 +1,6 @@
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { toBase64 } from "../../../src/crypto/base64";
+import { toBase64 } from "../../../src/converters/base64";
 import { StudioValidationError } from "../../../src/errors";
 import {
   checkpointContext,

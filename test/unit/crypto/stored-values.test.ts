@@ -13,7 +13,7 @@ import { createAgent } from "langchain";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
-import { toBase64 } from "../../../src/crypto/base64";
+import { toBase64 } from "../../../src/converters/base64";
 import {
   createEncryptedSerde,
   StudioCheckpointSaver,
