@@ -17,6 +17,7 @@ import {
   completion,
   KEY,
   MODEL,
+  modelListing,
   newModel,
   ORIGIN,
   PROXY_URL,
@@ -280,22 +281,7 @@ describe("withStructuredOutput methods", () => {
 });
 
 describe("profile", () => {
-  const listing = {
-    models: [
-      {
-        id: "m1",
-        uri: MODEL,
-        meta: {
-          metadata: {
-            description: { model_tags: ["chat", "tools"] },
-            extra_args: { max_model_len: "32768" },
-          },
-          modality: "MODALITY_TEXT",
-        },
-      },
-    ],
-    page: { nextPageToken: "" },
-  };
+  const listing = modelListing;
 
   function replyListing(): { count: () => number } {
     let count = 0;

@@ -12,6 +12,24 @@ export const PATH = "/inference/chat/completions";
 export const KEY = "sk-chat-unit-secret-0123456789";
 export const MODEL = "studio/echo-small";
 
+/** The public model listing with MODEL as a tool-capable chat model of a 32,768-token window. */
+export const modelListing = {
+  models: [
+    {
+      id: "m1",
+      uri: MODEL,
+      meta: {
+        metadata: {
+          description: { model_tags: ["chat", "tools"] },
+          extra_args: { max_model_len: "32768" },
+        },
+        modality: "MODALITY_TEXT",
+      },
+    },
+  ],
+  page: { nextPageToken: "" },
+};
+
 export function newModel(fields: Partial<ChatStudioInput> = {}): ChatStudio {
   return new ChatStudio({
     model: MODEL,

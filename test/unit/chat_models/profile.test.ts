@@ -6,28 +6,13 @@ import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioAuthenticationError } from "../../../src/errors";
-import { KEY, MODEL, ORIGIN, PROXY_URL } from "./helpers";
+import { KEY, MODEL, modelListing, ORIGIN, PROXY_URL } from "./helpers";
 
 const BASE_URL = `${ORIGIN}/studio`;
 const LIST_PATH = "/studio/svc.Studio/ListPublicModels";
 const fields = { apiKey: KEY, proxyUrl: PROXY_URL, baseUrl: BASE_URL, fetch: globalThis.fetch };
 
-const listing = {
-  models: [
-    {
-      id: "m1",
-      uri: MODEL,
-      meta: {
-        metadata: {
-          description: { model_tags: ["chat", "tools"] },
-          extra_args: { max_model_len: "32768" },
-        },
-        modality: "MODALITY_TEXT",
-      },
-    },
-  ],
-  page: { nextPageToken: "" },
-};
+const listing = modelListing;
 
 beforeAll(() => {
   nock.disableNetConnect();

@@ -71,6 +71,18 @@ function content(chunk: ChatCompletionChunk | undefined): unknown {
   return chunk?.choices[0]?.delta.content;
 }
 
+/** Asks for the first chunk, sends `text` once the request is under way, and returns the chunk. */
+async function firstChunk(
+  server: ReturnType<typeof streamingServer>,
+  stream: AsyncIterator<ChatCompletionChunk>,
+  text: string,
+): Promise<ChatCompletionChunk | undefined> {
+  const first = stream.next();
+  await settle();
+  server.push(text);
+  return (await first).value;
+}
+
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 });
@@ -85,10 +97,7 @@ describe("stream timers end with the request", () => {
       const server = streamingServer();
       const controller = new AbortController();
       const stream = streamOn(server, controller.signal);
-      const first = stream.next();
-      await settle();
-      server.push(event("a"));
-      expect(content((await first).value)).toBe("a");
+      expect(content(await firstChunk(server, stream, event("a")))).toBe("a");
       expect(vi.getTimerCount()).toBeGreaterThan(0);
       controller.abort();
       // The consumer drops the stream here: no next(), no return().
@@ -102,10 +111,7 @@ describe("stream timers end with the request", () => {
     const server = streamingServer();
     const controller = new AbortController();
     const stream = streamOn(server, controller.signal);
-    const first = stream.next();
-    await settle();
-    server.push(event("a"));
-    await first;
+    await firstChunk(server, stream, event("a"));
     const second = stream.next();
     await settle();
     controller.abort();
@@ -116,10 +122,7 @@ describe("stream timers end with the request", () => {
   it("broken by the server mid-stream", async () => {
     const server = streamingServer();
     const stream = streamOn(server);
-    const first = stream.next();
-    await settle();
-    server.push(event("a"));
-    await first;
+    await firstChunk(server, stream, event("a"));
     const second = stream.next();
     await settle();
     server.cut();
@@ -147,10 +150,7 @@ describe("stream timers end with the request", () => {
   it("left early with break (return)", async () => {
     const server = streamingServer();
     const stream = streamOn(server);
-    const first = stream.next();
-    await settle();
-    server.push(event("a"));
-    await first;
+    await firstChunk(server, stream, event("a"));
     await stream.return?.();
     expect(vi.getTimerCount()).toBe(0);
     expect(server.released()).toBe(true);
@@ -162,11 +162,10 @@ describe("after an abort", () => {
     const server = streamingServer();
     const controller = new AbortController();
     const stream = streamOn(server, controller.signal);
-    const first = stream.next();
-    await settle();
     // Three events in one read: the last two are decoded before the consumer aborts.
-    server.push(event("a") + event("b") + event("c"));
-    expect(content((await first).value)).toBe("a");
+    expect(content(await firstChunk(server, stream, event("a") + event("b") + event("c")))).toBe(
+      "a",
+    );
     controller.abort();
     await expect(stream.next()).rejects.toMatchObject({ name: "AbortError" });
     expect(await stream.next()).toEqual({ done: true, value: undefined });

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
 import { METADATA_LIMITS } from "../../../src/api-types";
 import {
-  type CheckpointRecord,
   loadValue,
   RECORD_FORMAT,
   RECORD_KIND_KEY,
@@ -10,41 +9,11 @@ import {
   recordMessages,
   splitText,
   storeValue,
-  type WritesRecord,
 } from "../../../src/langgraph/records";
+import { checkpointRecord, writesRecord } from "./builders";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const at = (position: number) => ({ position, offset: position * 10 });
-
-function checkpointRecord(over: Partial<CheckpointRecord> = {}): CheckpointRecord {
-  return {
-    kind: "checkpoint",
-    format: RECORD_FORMAT,
-    threadId: "t",
-    ns: "",
-    checkpointId: "c1",
-    parentId: undefined,
-    versions: {},
-    checkpoint: { type: "json", json: { v: 4, id: "c1" } },
-    metadata: { type: "json", json: { step: 1 } },
-    blobs: [],
-    ...over,
-  };
-}
-
-function writesRecord(over: Partial<WritesRecord> = {}): WritesRecord {
-  return {
-    kind: "writes",
-    format: RECORD_FORMAT,
-    threadId: "t",
-    ns: "",
-    checkpointId: "c1",
-    taskId: "task",
-    taskPath: "",
-    writes: [],
-    ...over,
-  };
-}
 
 /** The messages as the service would hand them back. */
 function asStored(messages: ReturnType<typeof recordMessages>, from = 0): ThreadMessage[] {
