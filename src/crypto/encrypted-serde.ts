@@ -6,10 +6,12 @@
  * (unless `allowPlaintext`, for migrating stored data).
  *
  * LangGraph's `SerializerProtocol` passes only the value, so on its own it cannot bind a value to
- * the place it is stored. Callers that know the place use the contextual form
- * (`dumpsTypedFor(context, value)` / `loadsTypedFor(context, type, data)`, contexts in
- * `contexts.ts`); `isContextualSerde` tells them whether a serializer offers it. The plain form
- * still encrypts, bound to the empty context.
+ * the place it is stored. Callers that know the place use the contextual form (contexts in
+ * `contexts.ts`): `sealFor`/`openFor` encrypt and decrypt what the `inner` serializer made, so a
+ * caller can work on the serialized bytes in between (the checkpointer stores the part of a list
+ * that was appended), and `dumpsTypedFor`/`loadsTypedFor` do both steps. `isContextualSerde` tells
+ * callers whether a serializer offers the contextual form. The plain form still encrypts, bound to
+ * the empty context.
  */
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { fromBase64 } from "../converters/base64";
@@ -22,9 +24,19 @@ export const ENCRYPTED_TYPE = "lc_aes_gcm";
 
 /** A serializer that can bind each value to the place it is stored. */
 export interface ContextualSerde extends SerializerProtocol {
-  dumpsTypedFor(context: string, value: unknown): Promise<[string, Uint8Array]>;
-  // biome-ignore lint/suspicious/noExplicitAny: the value type SerializerProtocol.loadsTyped gives.
-  loadsTypedFor(context: string, type: string, data: Uint8Array | string): Promise<any>;
+  /** What turns values into the bytes that are sealed. */
+  readonly inner: SerializerProtocol;
+  /** Seals the inner serializer's `[type, bytes]` for `context`. */
+  sealFor(context: string, serialized: [string, Uint8Array]): Promise<[string, Uint8Array]>;
+  /**
+   * The inner serializer's `[type, data]` of a value stored at `context`.
+   * @throws StudioDecryptionError when the value is refused.
+   */
+  openFor(
+    context: string,
+    type: string,
+    data: Uint8Array | string,
+  ): Promise<[string, Uint8Array | string]>;
 }
 
 /** Whether `serde` offers the contextual form (and so wants to be told where values go). */
@@ -33,8 +45,9 @@ export function isContextualSerde(serde: unknown): serde is ContextualSerde {
   return (
     typeof candidate === "object" &&
     candidate !== null &&
-    typeof candidate.dumpsTypedFor === "function" &&
-    typeof candidate.loadsTypedFor === "function"
+    typeof candidate.inner === "object" &&
+    typeof candidate.sealFor === "function" &&
+    typeof candidate.openFor === "function"
   );
 }
 
@@ -64,13 +77,20 @@ export class EncryptedSerde implements ContextualSerde {
     return this.#ring.activeKeyId;
   }
 
-  async dumpsTypedFor(context: string, value: unknown): Promise<[string, Uint8Array]> {
-    const inner = await this.#inner.dumpsTyped(value);
-    return [ENCRYPTED_TYPE, await seal(this.#ring, context, inner)];
+  /** The serializer that turns values into the bytes that are encrypted. */
+  get inner(): SerializerProtocol {
+    return this.#inner;
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: the value type SerializerProtocol.loadsTyped gives.
-  async loadsTypedFor(context: string, type: string, data: Uint8Array | string): Promise<any> {
+  async sealFor(context: string, serialized: [string, Uint8Array]): Promise<[string, Uint8Array]> {
+    return [ENCRYPTED_TYPE, await seal(this.#ring, context, serialized)];
+  }
+
+  async openFor(
+    context: string,
+    type: string,
+    data: Uint8Array | string,
+  ): Promise<[string, Uint8Array | string]> {
     if (type !== ENCRYPTED_TYPE) {
       if (!this.#allowPlaintext) {
         throw new StudioDecryptionError({
@@ -79,7 +99,7 @@ export class EncryptedSerde implements ContextualSerde {
           detail: `it is not encrypted (type "${type}") and encryption is on. If it was stored before encryption was turned on, pass allowPlaintext: true until such values are rewritten; otherwise someone stored it in place of an encrypted value.`,
         });
       }
-      return this.#inner.loadsTyped(type, data);
+      return [type, data];
     }
     const bytes = typeof data === "string" ? fromBase64(data) : data;
     if (bytes === undefined) {
@@ -89,8 +109,17 @@ export class EncryptedSerde implements ContextualSerde {
         detail: "it is marked encrypted but its data is text that is not base64.",
       });
     }
-    const [innerType, innerBytes] = await open(this.#ring, context, bytes);
-    return this.#inner.loadsTyped(innerType, innerBytes);
+    return open(this.#ring, context, bytes);
+  }
+
+  async dumpsTypedFor(context: string, value: unknown): Promise<[string, Uint8Array]> {
+    return this.sealFor(context, await this.#inner.dumpsTyped(value));
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: the value type SerializerProtocol.loadsTyped gives.
+  async loadsTypedFor(context: string, type: string, data: Uint8Array | string): Promise<any> {
+    const [innerType, innerData] = await this.openFor(context, type, data);
+    return this.#inner.loadsTyped(innerType, innerData);
   }
 
   dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {

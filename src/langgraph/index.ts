@@ -3,7 +3,15 @@
  * and a serializer that encrypts what they keep. Needs the optional peer
  * `@langchain/langgraph-checkpoint`.
  */
-export { type CheckpointPlace, checkpointContext, storeContext } from "../crypto/contexts";
+export {
+  type ChannelValuePlace,
+  type CheckpointPlace,
+  channelValueContext,
+  checkpointContext,
+  type PendingWritePlace,
+  pendingWriteContext,
+  storeContext,
+} from "../crypto/contexts";
 export {
   type ContextualSerde,
   createEncryptedSerde,

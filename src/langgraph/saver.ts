@@ -19,9 +19,11 @@ import {
   type CheckpointTuple,
   copyCheckpoint,
   type PendingWrite,
+  type SerializerProtocol,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import { resolveClient } from "../client/resolve";
+import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
 import { planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
@@ -46,6 +48,7 @@ import {
   saverSettings,
   threadIdOf,
 } from "./saver-config";
+import { PLAIN_RECORDS, type RecordCodec, sealedRecords } from "./sealed-records";
 import { CheckpointThreads } from "./thread-store";
 import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
@@ -57,14 +60,22 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #partChars: number;
   readonly #keep: "all" | "latest";
   readonly #order = new WriteOrder();
+  /** Turns values into bytes: the serde, or the one inside an encrypting serde. */
+  readonly #values: SerializerProtocol;
+  /** Seals and opens records' values for their place when the serde encrypts. */
+  readonly #codec: RecordCodec;
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
     const settings = saverSettings(fields);
+    const serde = this.serde;
+    this.#values = isContextualSerde(serde) ? serde.inner : serde;
+    this.#codec = isContextualSerde(serde) ? sealedRecords(serde) : PLAIN_RECORDS;
     this.#threads = new CheckpointThreads(
       resolveClient(settings.clientFields),
       settings.datasetId,
       settings.maxCachedThreads,
+      this.#codec,
     );
     this.#partChars = settings.partChars;
     this.#keep = settings.keep;
@@ -92,7 +103,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         : window.readCheckpoint(ns, checkpointId));
       return (
         entry &&
-        (await checkpointTuple(this.serde, threadId, window.log, entry, () =>
+        (await checkpointTuple(this.#values, threadId, window.log, entry, () =>
           this.getNextVersion(undefined),
         ))
       );
@@ -120,7 +131,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         const id = found.record.checkpointId;
         if (checkpointId !== undefined && id !== checkpointId) continue;
         if (beforeId !== undefined && id >= beforeId) continue;
-        const tuple = await checkpointTuple(this.serde, threadId, window.log, found, () =>
+        const tuple = await checkpointTuple(this.#values, threadId, window.log, found, () =>
           this.getNextVersion(undefined),
         );
         if (filter && !matches(tuple.metadata, filter)) continue;
@@ -150,12 +161,12 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       changed.set(
         channel,
         channel in values
-          ? storeValue(await this.serde.dumpsTyped(values[channel]))
+          ? storeValue(await this.#values.dumpsTyped(values[channel]))
           : { type: "empty" },
       );
     }
-    const storedCheckpoint = storeValue(await this.serde.dumpsTyped(rest));
-    const storedMetadata = storeValue(await this.serde.dumpsTyped(metadata));
+    const storedCheckpoint = storeValue(await this.#values.dumpsTyped(rest));
+    const storedMetadata = storeValue(await this.#values.dumpsTyped(metadata));
     const key = checkpointKey(threadId, ns, checkpoint.id);
     await this.#order.put(key, async (earlyWrites) => {
       const window = this.#threads.cached(threadId);
@@ -219,7 +230,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         writes.map(async ([channel, value], idx) => ({
           idx: WRITES_IDX_MAP[channel] ?? idx,
           channel,
-          value: storeValue(await this.serde.dumpsTyped(value)),
+          value: storeValue(await this.#values.dumpsTyped(value)),
         })),
       ),
     };
@@ -294,8 +305,9 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     return [...new Set(expired.map((info) => info.threadId))];
   }
 
-  #append(threadId: string, record: StoredRecord, what: string) {
-    return this.#threads.append(threadId, record, recordMessages(record, this.#partChars), what);
+  async #append(threadId: string, record: StoredRecord, what: string) {
+    const stored = await this.#codec.seal(threadId, record);
+    return this.#threads.append(threadId, record, recordMessages(stored, this.#partChars), what);
   }
 
   /**

@@ -26,6 +26,7 @@ import {
 } from "../threads/session-threads";
 import type { RecordEntry } from "./checkpoint-log";
 import type { RecordMessage, StoredRecord } from "./records";
+import type { RecordCodec } from "./sealed-records";
 import { PAGE, ThreadWindow } from "./thread-window";
 
 export const CHECKPOINT_KIND = "checkpoint";
@@ -68,7 +69,15 @@ export class CheckpointThreads {
     private readonly datasetId: string | undefined,
     /** Threads whose windows stay in memory; the least recently used beyond it are read again. */
     private readonly maxCachedThreads: number,
+    /** How records are stored (`sealed-records.ts`): windows open what they read with it. */
+    private readonly codec: RecordCodec,
   ) {}
+
+  #window(threadId: string, serviceThreadId: string): ThreadWindow {
+    return new ThreadWindow(this.client, serviceThreadId, (record) =>
+      this.codec.open(threadId, record),
+    );
+  }
 
   #scope() {
     return this.datasetId === undefined ? undefined : { datasetId: this.datasetId };
@@ -103,7 +112,7 @@ export class CheckpointThreads {
           this.#scope(),
         );
         if (view.serviceThreadId === undefined) return undefined;
-        view.window ??= new ThreadWindow(this.client, view.serviceThreadId);
+        view.window ??= this.#window(threadId, view.serviceThreadId);
         const window = view.window;
         const started = window.started;
         try {
@@ -120,7 +129,7 @@ export class CheckpointThreads {
   /** A window over the whole thread, read now and kept by nobody (for `list` and `prune`). */
   async readAll(threadId: string): Promise<ThreadWindow | undefined> {
     return this.read(threadId, async (cached) => {
-      const window = new ThreadWindow(this.client, cached.serviceThreadId);
+      const window = this.#window(threadId, cached.serviceThreadId);
       await window.extendDown(() => false);
       return window;
     });
@@ -154,7 +163,7 @@ export class CheckpointThreads {
     }
     const view = this.#view(threadId);
     if (view.serviceThreadId !== serviceThreadId) return undefined;
-    view.window ??= new ThreadWindow(this.client, serviceThreadId);
+    view.window ??= this.#window(threadId, serviceThreadId);
     return view.window.appended(record, messages, sent.stored);
   }
 

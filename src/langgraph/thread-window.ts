@@ -36,6 +36,8 @@ export class ThreadWindow {
   constructor(
     private readonly client: StudioClient,
     readonly serviceThreadId: string,
+    /** Turns a record as stored into what the log keeps (opens encrypted values). */
+    private readonly open: (record: StoredRecord) => Promise<StoredRecord>,
   ) {}
 
   /** Where the thread's end is, as far as this process knows. */
@@ -62,7 +64,7 @@ export class ThreadWindow {
       const place = { ...this.#next };
       this.#next = { position: place.position + 1, offset: place.offset + messageChars(message) };
       this.#top = { id: message.id, place };
-      this.#add(message, place);
+      await this.#add(message, place);
     }
   }
 
@@ -85,7 +87,7 @@ export class ThreadWindow {
       if (!own) this.#lowest = place;
       this.#top ??= { id: message.id, place };
       this.#bottom = message.id;
-      if (!own) this.#add(message, place);
+      if (!own) await this.#add(message, place);
     }
     if (!page.hasMore) this.#reachedStart = true;
   }
@@ -112,12 +114,12 @@ export class ThreadWindow {
     return this.log.checkpoint(ns, id);
   }
 
-  #add(message: ThreadMessage, place: Place): void {
+  async #add(message: ThreadMessage, place: Place): Promise<void> {
     const read = this.#reader.read(message, place);
-    if (read) this.log.add(read.record, read.place, read.messageIds);
+    if (read) this.log.add(await this.open(read.record), read.place, read.messageIds);
   }
 
-  /** Adds a record this process has just stored, in the messages the service returned. */
+  /** Adds a record this process has just stored (as the log keeps it), in the messages sent. */
   appended(record: StoredRecord, sent: RecordMessage[], stored: ThreadMessage[]): RecordEntry {
     const place = { ...this.#next };
     for (const [i, message] of stored.entries()) {

@@ -431,7 +431,7 @@ export class StudioStore extends BaseStore {
     const serde = this.#serde;
     if (!serde) return { p: payload };
     const [type, bytes] = isContextualSerde(serde)
-      ? await serde.dumpsTypedFor(storeContext(namespace, key), payload)
+      ? await serde.sealFor(storeContext(namespace, key), await serde.inner.dumpsTyped(payload))
       : await serde.dumpsTyped(payload);
     return { x: { type, data: toBase64(bytes) } };
   }
@@ -452,7 +452,9 @@ export class StudioStore extends BaseStore {
       throw new StudioError(`The stored value of ${where} is damaged: its data is not base64.`);
     }
     const payload: unknown = isContextualSerde(serde)
-      ? await serde.loadsTypedFor(storeContext(namespace, entry.key), type, data)
+      ? await serde.inner.loadsTyped(
+          ...(await serde.openFor(storeContext(namespace, entry.key), type, data)),
+        )
       : await serde.loadsTyped(type, data);
     const value = (payload as Partial<Payload> | null)?.value;
     if (typeof value !== "object" || value === null) {

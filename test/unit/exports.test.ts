@@ -72,9 +72,11 @@ describe("langchain-studio/langgraph exports", () => {
         "StudioCheckpointSaver",
         "StudioDecryptionError",
         "StudioStore",
+        "channelValueContext",
         "checkpointContext",
         "createEncryptedSerde",
         "isContextualSerde",
+        "pendingWriteContext",
         "storeContext",
       ]),
     );

@@ -1,7 +1,8 @@
 /**
  * A process new to a thread reads its newest messages only: the same number of calls at any age.
  * And random graphs (appends, edits, replays, forks, long values) read back as MemorySaver reads
- * them, so storing appended parts and copying values forward changes nothing a user sees.
+ * them, so storing appended parts and copying values forward changes nothing a user sees. Both
+ * hold with encryption on, where appended parts are sealed like whole values.
  */
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -10,11 +11,13 @@ import {
   type BaseCheckpointSaver,
   emptyCheckpoint,
   MemorySaver,
+  type SerializerProtocol,
   uuid6,
 } from "@langchain/langgraph-checkpoint";
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver } from "../../../src/langgraph";
+import { toBase64 } from "../../../src/converters/base64";
+import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator({ recordRequests: false });
@@ -23,8 +26,12 @@ beforeEach(async () => {
   await emulator.handle.reset();
 });
 
+const encrypted = createEncryptedSerde({
+  keys: { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) },
+});
+
 /** A saver in a new process, whose client counts its calls. */
-function countingSaver() {
+function countingSaver(serde?: SerializerProtocol) {
   const { baseUrl, proxyUrl, apiKey } = emulator.handle;
   const counted = { calls: 0 };
   const client = new StudioClient({
@@ -36,7 +43,7 @@ function countingSaver() {
       return fetch(input, init);
     },
   });
-  return { saver: new StudioCheckpointSaver({ client }), counted };
+  return { saver: new StudioCheckpointSaver({ client, serde }), counted };
 }
 
 /** A message as LangChain serializes it (the serializer revives it as an AIMessage). */
@@ -105,6 +112,16 @@ describe("a new process's first read", () => {
     // Reading every message would take 7 and 19 calls. Where the newest whole copy falls (0 to
     // 280 messages back) decides between 2 and 4, at any age.
     for (const count of calls) expect(count).toBeLessThanOrEqual(4);
+  }, 120_000);
+
+  it("costs the same with encryption on, and reads it right", async () => {
+    await growThread(countingSaver(encrypted).saver, "sealed", 300);
+    const { saver, counted } = countingSaver(encrypted);
+    const tuple = await saver.getTuple({ configurable: { thread_id: "sealed" } });
+    const messages = tuple?.checkpoint.channel_values.messages as BaseMessage[];
+    expect(messages.map((m) => m.id)).toEqual(Array.from({ length: 300 }, (_, i) => `m${i}`));
+    expect(tuple?.pendingWrites).toEqual([["task-299", "messages", [expect.any(AIMessage)]]]);
+    expect(counted.calls).toBeLessThanOrEqual(4);
   }, 120_000);
 });
 
@@ -203,5 +220,13 @@ describe("random graphs, against MemorySaver", () => {
       expect(actual.latest).toEqual(expected.latest);
       expect(actual.history).toEqual(expected.history);
     }
+  }, 300_000);
+
+  it("read every checkpoint's values as MemorySaver does with encryption on", async () => {
+    const memory = new MemorySaver();
+    const expected = await randomRun(4, () => memory);
+    const actual = await randomRun(4, () => countingSaver(encrypted).saver);
+    expect(actual.latest).toEqual(expected.latest);
+    expect(actual.history).toEqual(expected.history);
   }, 300_000);
 });

@@ -3,27 +3,29 @@ import { describe, expect, it } from "vitest";
 import { toBase64 } from "../../../src/converters/base64";
 import { StudioValidationError } from "../../../src/errors";
 import {
+  channelValueContext,
   checkpointContext,
   createEncryptedSerde,
   ENCRYPTED_TYPE,
   isContextualSerde,
+  pendingWriteContext,
   StudioDecryptionError,
   storeContext,
 } from "../../../src/langgraph";
 
 const KEY_A = toBase64(new Uint8Array(32).fill(7));
 const KEY_B = toBase64(Uint8Array.from({ length: 32 }, (_, i) => i));
-const here = checkpointContext({
+const here = channelValueContext({
   threadId: "t1",
   checkpointNs: "",
-  checkpointId: "c1",
   channel: "messages",
+  version: "0001.aa",
 });
-const there = checkpointContext({
+const there = channelValueContext({
   threadId: "t2",
   checkpointNs: "",
-  checkpointId: "c1",
   channel: "messages",
+  version: "0001.aa",
 });
 const value = { note: "Ada's card ends in 4242", n: [1, 2, 3] };
 
@@ -76,18 +78,18 @@ describe("createEncryptedSerde", () => {
     expect(error.message).toContain(here);
   });
 
-  it("refuses a value copied to another thread, checkpoint or channel, saying so", async () => {
+  it("refuses a value copied to another thread, namespace, channel, version or kind of place, saying so", async () => {
     const serde = createEncryptedSerde({ keys: { a: KEY_A } });
     const [type, bytes] = await serde.dumpsTypedFor(here, value);
+    const place = { threadId: "t1", checkpointNs: "", channel: "messages", version: "0001.aa" };
     for (const elsewhere of [
       there,
-      checkpointContext({
-        threadId: "t1",
-        checkpointNs: "",
-        checkpointId: "c2",
-        channel: "messages",
-      }),
-      checkpointContext({ threadId: "t1", checkpointNs: "", checkpointId: "c1", channel: "other" }),
+      channelValueContext({ ...place, checkpointNs: "child" }),
+      channelValueContext({ ...place, channel: "other" }),
+      channelValueContext({ ...place, version: "0002.bb" }),
+      channelValueContext({ ...place, base: "0000.cc" }),
+      pendingWriteContext({ ...place, checkpointId: "c1", taskId: "task", idx: 0 }),
+      checkpointContext({ ...place, checkpointId: "c1", versions: {} }, "checkpoint"),
       storeContext(["users", "ada"], "card"),
       "",
     ]) {
@@ -198,9 +200,36 @@ describe("createEncryptedSerde", () => {
 
 describe("encryption contexts", () => {
   it("are JSON arrays naming the kind of place, so no part can be forged from another", () => {
+    const checkpoint = {
+      threadId: "t",
+      checkpointNs: "ns",
+      checkpointId: "c",
+      parentId: "p",
+      versions: { b: 2, a: "0001.f" },
+    };
+    // Versions in channel order, so the context does not depend on the order a record keeps.
+    expect(checkpointContext(checkpoint, "checkpoint")).toBe(
+      '["checkpoint","t","ns","c","checkpoint","p",[["a","0001.f"],["b","2"]]]',
+    );
     expect(
-      checkpointContext({ threadId: "t", checkpointNs: "ns", checkpointId: "c", channel: "ch" }),
-    ).toBe('["checkpoint","t","ns","c","ch"]');
+      checkpointContext({ ...checkpoint, versions: { a: "0001.f", b: 2 } }, "checkpoint"),
+    ).toBe(checkpointContext(checkpoint, "checkpoint"));
+    expect(checkpointContext({ ...checkpoint, parentId: undefined }, "metadata")).toBe(
+      '["checkpoint","t","ns","c","metadata",null,[["a","0001.f"],["b","2"]]]',
+    );
+    expect(
+      channelValueContext({ threadId: "t", checkpointNs: "", channel: "m", version: 3, base: 2 }),
+    ).toBe('["channel","t","","m","3","2"]');
+    expect(
+      pendingWriteContext({
+        threadId: "t",
+        checkpointNs: "",
+        checkpointId: "c",
+        taskId: "k",
+        idx: -1,
+        channel: "__error__",
+      }),
+    ).toBe('["write","t","","c","k",-1,"__error__"]');
     expect(storeContext(["a", "b"], "k")).toBe('["store",["a","b"],"k"]');
     expect(storeContext(["a", "b"], "k")).not.toBe(storeContext(["a"], "b,k"));
   });
