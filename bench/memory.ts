@@ -2,7 +2,7 @@
  * StudioCheckpointSaver against the emulator (in this process): the service calls one agent turn
  * makes (counted in the emulator's request log), the latency of `put` and `getTuple`, and what a
  * process new to a long thread pays: calls, bytes received, time and memory, at 10, 100 and 500
- * turns, and the bytes a thread's writes cost as it grows.
+ * turns, and the bytes a thread's writes cost as it grows; and the same costs with encryption on.
  *
  * Long threads are written with `put`/`putWrites` directly, in the shape of an agent's (per turn:
  * five checkpoints, four of them adding a message, and four tasks' writes), with messages as
@@ -20,8 +20,9 @@ import { createAgent } from "langchain";
 import { z } from "zod/v4";
 import { ChatStudio } from "../src/chat_models";
 import { StudioClient } from "../src/client";
+import { toBase64 } from "../src/converters/base64";
 import { type EmulatorHandle, startEmulator } from "../src/emulator";
-import { StudioCheckpointSaver } from "../src/langgraph";
+import { createEncryptedSerde, StudioCheckpointSaver } from "../src/langgraph";
 import { type BenchEntry, type BenchRow, measurePerCall, runIfMain } from "./harness";
 import { heapUsed } from "./load";
 
@@ -270,7 +271,7 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 1, rounds: 3, iterations: 3 },
     );
 
-    const rows = await longThreadRows();
+    const rows = [...(await longThreadRows()), ...(await encryptedRows())];
     return [
       {
         what: "agent turn (tool call + answer), new thread: checkpointer calls",
@@ -359,6 +360,73 @@ async function longThreadRows(): Promise<BenchRow[]> {
       },
     );
     return rows;
+  } finally {
+    await emulator.close();
+  }
+}
+
+/**
+ * The same thread costs with `createEncryptedSerde`: every value sealed for its place, appended
+ * parts included. Compared with the plaintext rows: the first read's bytes against the newest
+ * checkpoint's plaintext size, and the growth of the bytes sent.
+ */
+async function encryptedRows(): Promise<BenchRow[]> {
+  const emulator = await startEmulator({ recordRequests: false });
+  const sealing = createEncryptedSerde({
+    keys: { bench: toBase64(crypto.getRandomValues(new Uint8Array(32))) },
+  });
+  try {
+    const threadId = "bench-sealed";
+    const turns = 300;
+    const writer = countingClient(emulator);
+    const sentAt = new Map<number, number>();
+    const started = performance.now();
+    await writeTurns(
+      new StudioCheckpointSaver({ client: writer.client, serde: sealing }),
+      threadId,
+      turns,
+      (turn) => sentAt.set(turn, writer.traffic.sent),
+    );
+    const perPut = (performance.now() - started) / (turns * 5);
+    await writer.client.close();
+    const plain = countingClient(emulator);
+    await writeTurns(new StudioCheckpointSaver({ client: plain.client }), "bench-plain", turns);
+    await plain.client.close();
+
+    const reader = countingClient(emulator);
+    const saver = new StudioCheckpointSaver({ client: reader.client, serde: sealing });
+    const tuple = await saver.getTuple({ configurable: { thread_id: threadId } });
+    await reader.client.close();
+    const newestBytes = (await sealing.inner.dumpsTyped(tuple?.checkpoint))[1].byteLength;
+    const received = reader.traffic.received / newestBytes;
+    const growth = (sentAt.get(300) ?? Number.NaN) / (sentAt.get(100) ?? Number.NaN);
+    const overhead = writer.traffic.sent / plain.traffic.sent;
+    const at = `encrypted, ${turns}-turn thread`;
+    return [
+      { what: `${at}: write, per checkpoint (with its writes)`, value: perPut, unit: "ms" },
+      {
+        what: `${at}: first getTuple, new process: calls`,
+        value: reader.traffic.calls,
+        unit: "calls",
+        target: "<= 5",
+        pass: reader.traffic.calls <= 5,
+      },
+      {
+        what: `${at}: first getTuple, bytes received / newest checkpoint's plaintext size`,
+        value: received,
+        unit: "x",
+        target: "<= 3x",
+        pass: received <= 3,
+      },
+      {
+        what: "encrypted: bytes sent writing 300 turns / writing 100 turns",
+        value: growth,
+        unit: "x",
+        target: "<= 4x",
+        pass: growth <= 4,
+      },
+      { what: `${at}: bytes sent, encrypted / plaintext`, value: overhead, unit: "x" },
+    ];
   } finally {
     await emulator.close();
   }
