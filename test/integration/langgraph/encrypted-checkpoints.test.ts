@@ -145,6 +145,26 @@ describe("what the service stores", () => {
     );
   });
 
+  it('stays sealed and readable through retention: prune, and keep: "latest"', async () => {
+    const serde = createEncryptedSerde({ keys });
+    await converse(saver(), "pruned", 4);
+    await saver().prune(["pruned"], { keepLast: 1 });
+    const latest = new StudioCheckpointSaver({ client: client(), serde, keep: "latest" });
+    await converse(latest, "latest", 3);
+    for (const threadId of ["pruned", "latest"]) {
+      const records = await storedRecords(threadId);
+      expect(checkpoints(records)).toHaveLength(1);
+      for (const { record } of records) {
+        for (const value of valuesOf(record)) expect(value.type).toBe(ENCRYPTED_TYPE);
+      }
+    }
+    const read = async (threadId: string) =>
+      (await saver().getTuple({ configurable: { thread_id: threadId } }))?.checkpoint.channel_values
+        .messages;
+    expect(await read("pruned")).toHaveLength(8);
+    expect(await read("latest")).toHaveLength(6);
+  });
+
   it("is refused, with a message naming the serde, by a saver without the keys", async () => {
     await converse(saver(), "locked", 1);
     const error = await plainSaver()
