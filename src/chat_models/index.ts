@@ -451,8 +451,9 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   ):
     | Runnable<BaseLanguageModelInput, RunOutput>
     | Runnable<BaseLanguageModelInput, { raw: AIMessage; parsed: RunOutput | null }> {
-    const method =
-      config?.method ?? (this.profile.structuredOutput ? "jsonSchema" : "functionCalling");
+    // Not `this.profile`: its warning is about agents reading an empty profile, not this default.
+    const known = this.#loadedProfile ?? this.#profileOverride;
+    const method = config?.method ?? (known?.structuredOutput ? "jsonSchema" : "functionCalling");
     return buildStructuredOutput(this, schema, { ...config, method }) as Runnable<
       BaseLanguageModelInput,
       RunOutput

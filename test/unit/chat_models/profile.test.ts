@@ -54,6 +54,15 @@ describe("ChatStudio.fromModel", () => {
 });
 
 describe("a profile read before it was loaded", () => {
+  // First in the file: the warning is given once per process.
+  it("is not what withStructuredOutput warns about: it defaults to functionCalling silently", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const schema = { type: "object", properties: { a: { type: "string" } }, title: "out" };
+    const structured = new ChatStudio(MODEL, fields).withStructuredOutput(schema);
+    expect(JSON.stringify(structured)).toContain('"tool_choice"');
+    expect(warn).not.toHaveBeenCalled();
+  });
+
   it("does not warn when the profile option is given", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     const model = new ChatStudio(MODEL, { ...fields, profile: { structuredOutput: true } });
