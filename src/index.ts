@@ -49,9 +49,6 @@ export {
   listAssistants,
 } from "./assistants";
 export {
-  type DatasetConversation,
-  type LoadDatasetConversationsInput,
-  loadDatasetConversations,
   StudioChatMessageHistory,
   type StudioChatMessageHistoryInput,
   type StudioChatMessageHistoryOptions,
@@ -61,6 +58,7 @@ export { StudioClient } from "./client";
 export type { FetchLike, RequestOptions, StudioClientOptions } from "./client/options";
 export type { StudioClientFields } from "./client/resolve";
 export {
+  type DatasetConversation,
   type ExportFineTuneRecordsInput,
   exportFineTuneRecords,
   type FineTuneFormat,
@@ -68,6 +66,8 @@ export {
   type FineTuneRecord,
   type FineTuneRecordProblem,
   type LangChainRecord,
+  type LoadDatasetConversationsInput,
+  loadDatasetConversations,
   type OpenAIChatRecord,
   type RedactMessages,
   type SkippedThread,

@@ -1,5 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { loadDatasetConversations, StudioChatMessageHistory } from "../../src/chat_history";
+import { StudioChatMessageHistory } from "../../src/chat_history";
+import { loadDatasetConversations } from "../../src/datasets";
 import { DemoCheckError, type DemoStep } from "../step";
 import { ui } from "../ui";
 

@@ -47,11 +47,6 @@ import {
 import { callClientIds, keepCallsTogether } from "./calls";
 
 export { StudioWriteNotConfirmedError, type WriteOutcome } from "../threads/errors";
-export {
-  type DatasetConversation,
-  type LoadDatasetConversationsInput,
-  loadDatasetConversations,
-} from "./dataset";
 
 export interface StudioChatMessageHistoryInput extends StudioClientFields {
   /**

@@ -6,8 +6,9 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { Agent, type Dispatcher } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadDatasetConversations, StudioChatMessageHistory } from "../../../src/chat_history";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { CLIENT_OPTION_NAMES } from "../../../src/client/options";
+import { loadDatasetConversations } from "../../../src/datasets";
 import { StudioError, StudioTimeoutError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
 

@@ -9,11 +9,11 @@ import { createAgent, tool } from "langchain";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import type { ChatMessageParam } from "../../../src/api-types";
-import { loadDatasetConversations } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import {
   exportFineTuneRecords,
+  loadDatasetConversations,
   type OpenAIChatRecord,
   StudioConversationRecorder,
   StudioRecordingError,

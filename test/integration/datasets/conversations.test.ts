@@ -1,7 +1,8 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { beforeEach, describe, expect, it } from "vitest";
-import { loadDatasetConversations, StudioChatMessageHistory } from "../../../src/chat_history";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
+import { loadDatasetConversations } from "../../../src/datasets";
 import { StudioValidationError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
 import { view } from "../../helpers/thread-messages";

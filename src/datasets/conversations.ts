@@ -3,11 +3,11 @@
  * exports. Pages are followed to the end; messages go through the same codec as the history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import { keepCallsTogether } from "../chat_history/calls";
 import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
 import { StudioValidationError } from "../errors";
-import { keepCallsTogether } from "./calls";
 
 export interface DatasetConversation {
   threadId: string;
