@@ -101,11 +101,20 @@ export function compareStamps(a: Stamp & { op?: string }, b: Stamp & { op?: stri
 
 /** Stamps for this process's writes. */
 export class StampClock {
-  readonly writer: string;
+  #writer: string | undefined;
   #last = 0;
 
-  constructor(writer: string = crypto.randomUUID().replaceAll("-", "").slice(0, 12)) {
-    this.writer = writer;
+  constructor(writer?: string) {
+    this.#writer = writer;
+  }
+
+  /**
+   * The id that orders this process's writes among equal stamps. Made on first use, not when the
+   * clock is: the store module makes one at load, and workerd refuses random values at load.
+   */
+  get writer(): string {
+    this.#writer ??= crypto.randomUUID().replaceAll("-", "").slice(0, 12);
+    return this.#writer;
   }
 
   /** A stamp later than `seen` (the largest the writer read) and than any issued before. */

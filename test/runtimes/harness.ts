@@ -1,8 +1,9 @@
 /**
  * The runtime matrix: every runtime runs `scenario.mjs` (the default construction: invoke,
- * stream, a tool call, a history write and read-back) against one emulator started here in Node,
- * on loopback. Each runtime runs once per file, in a child process bounded in time; the steps are
- * then asserted one by one, so a report names the step and carries the runtime's own error.
+ * stream, a tool call, a history write and read-back, an encrypted store item and checkpoint)
+ * against one emulator started here in Node, on loopback. Each runtime runs once per file, in a
+ * child process bounded in time; the steps are then asserted one by one, so a report names the
+ * step and carries the runtime's own error.
  *
  * The runtimes load the BUILT package (`dist/`, through the package's `exports`): `npm test`
  * builds it before vitest runs.
@@ -166,7 +167,8 @@ function failure(outcome: RuntimeOutcome, step: string): string {
   if (!result) return `the runtime printed no result line.\n${outcome.details}`;
   if (result.loadError) {
     const { name, message, stack } = result.loadError;
-    return `the package failed to load in ${result.runtime}: ${name}: ${message}\n${stack ?? ""}`;
+    // The details carry the runtime's own log (workerd names the failing module only there).
+    return `the package failed to load in ${result.runtime}: ${name}: ${message}\n${stack ?? ""}\n${outcome.details}`;
   }
   const stepResult = result.steps?.[step];
   if (!stepResult) return `no result for step "${step}".\n${outcome.details}`;
@@ -232,6 +234,14 @@ export function scenarioSuite(
           { type: "human", text: `Remember ${runtime}` },
           { type: "ai", text: `Remembered ${runtime}` },
         ],
+      });
+    });
+
+    it("encrypted StudioStore and StudioCheckpointSaver read back; another key is refused", () => {
+      expect(stepValue(outcome, "encryptedMemory")).toEqual({
+        storeText: `Secret fact from ${runtime}`,
+        checkpointText: `Secret checkpoint from ${runtime}`,
+        refusal: { name: "StudioDecryptionError", reason: "tampered" },
       });
     });
 
