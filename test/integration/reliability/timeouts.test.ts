@@ -3,8 +3,6 @@
  * margin wide enough for a loaded 2-core CI machine: these are correctness bounds, not speed
  * targets), and every socket is given back afterwards.
  */
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
@@ -13,6 +11,7 @@ import { StudioClient } from "../../../src/client";
 import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
 import { StudioTimeoutError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
+import { runFixture } from "../../helpers/fixture-process";
 import { chatChunks, type Loopback, sseBytes, startLoopback } from "./loopback";
 
 const MARGIN_MS = 1000;
@@ -274,39 +273,15 @@ describe("stream idle timeout", () => {
 
 describe("no leaked handles", () => {
   it("a process that timed out a call and a stream, without closing anything, exits on its own", async () => {
-    const fixture = fileURLToPath(new URL("./fixtures/slow-calls.ts", import.meta.url));
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, server.origin], {
-      cwd: fileURLToPath(new URL("../../..", import.meta.url)),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    let printedAt = 0;
-    child.stdout.on("data", () => {
-      printedAt ||= Date.now();
-    });
-    const code = await new Promise<number | string>((resolve) => {
-      // Startup (tsx compiling) is slow on CI; the bound that matters is measured from the output.
-      const kill = setTimeout(() => {
-        child.kill("SIGKILL");
-        resolve("killed: still running after 30 s");
-      }, 30_000);
-      child.on("exit", (exitCode) => {
-        clearTimeout(kill);
-        resolve(exitCode ?? "signal");
-      });
-    });
+    const { code, stdout, stderr, lingeredMs } = await runFixture(
+      new URL("./fixtures/slow-calls.ts", import.meta.url),
+      [server.origin],
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const outcome = JSON.parse(stdout.trim()) as Record<string, unknown>;
     expect(outcome).toMatchObject({ invoke: "StudioTimeoutError", stream: "StudioTimeoutError" });
     // Once its work is done, the process must not linger on an open socket or timer.
-    expect(Date.now() - printedAt).toBeLessThan(3000);
+    expect(lingeredMs).toBeLessThan(3000);
   }, 40_000);
 });

@@ -10,6 +10,7 @@ import {
   type Captured,
   CHAT,
   failure,
+  field,
   intercept,
   json,
   KEY,
@@ -32,16 +33,6 @@ function keyHeaders(captured: Captured): string[] {
   return Object.entries(captured.headers)
     .filter(([, value]) => value.includes(KEY))
     .map(([name]) => name);
-}
-
-function field(work: () => unknown): string | undefined {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof StudioValidationError) return error.field;
-    throw error;
-  }
-  return undefined;
 }
 
 describe("serviceKeyHeader", () => {

@@ -2,6 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach } from "vitest";
 import { StudioClient } from "../../../src/client";
 import type { StudioClientOptions } from "../../../src/client/options";
+import { StudioValidationError } from "../../../src/errors";
 
 export const STUDIO = "http://studio.test";
 export const PROXY = "http://proxy.test";
@@ -155,4 +156,15 @@ export function clientHeaders(captured: Captured): Record<string, string> {
     if (value !== undefined) out[name] = value;
   }
   return out;
+}
+
+/** The field a `StudioValidationError` thrown by `work` names; undefined when nothing is thrown. */
+export function field(work: () => unknown): string | undefined {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof StudioValidationError) return error.field;
+    throw error;
+  }
+  return undefined;
 }

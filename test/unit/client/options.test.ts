@@ -16,7 +16,7 @@ import {
   SERIALIZABLE_CLIENT_OPTION_NAMES,
   type StudioClientOptions,
 } from "../../../src/client/options";
-import { StudioValidationError } from "../../../src/errors";
+import { field } from "./helpers";
 
 /** One value for every option: a new option fails to compile here until it is given one. */
 const EVERY_OPTION: Required<StudioClientOptions> = {
@@ -36,16 +36,6 @@ const EVERY_OPTION: Required<StudioClientOptions> = {
   fetch: async () => new Response(""),
   maxResponseBytes: 1024,
 };
-
-function field(work: () => unknown): string | undefined {
-  try {
-    work();
-  } catch (error) {
-    if (error instanceof StudioValidationError) return error.field;
-    throw error;
-  }
-  return undefined;
-}
 
 describe("the list of client options", () => {
   it("names every option, and pickClientOptions keeps each set one and nothing else", () => {
