@@ -26,11 +26,14 @@ import {
 import {
   type Entry,
   NamespaceLog,
+  type NamespaceWrite,
   namespaceSessionId,
   namespaceTitle,
   readRecord,
   recordMessages,
+  show,
 } from "./records";
+import { describeWrites } from "./write-plan";
 
 export const STORE_KIND = "store";
 /** Thread metadata telling people (and tools) what the thread holds. */
@@ -183,6 +186,39 @@ export class NamespaceThreads {
     await this.write(parent, [{ op: "child", label }], `the name of namespace ${show(namespace)}`);
   }
 
+  /**
+   * Writes one record per namespace, one namespace after another, compacting a namespace whose
+   * thread has grown enough beyond what it holds. `logs` are the namespaces as the batch read them.
+   * @throws StudioError that also names the namespaces whose writes are stored.
+   */
+  async writeAll(
+    writes: readonly NamespaceWrite[],
+    logs: ReadonlyMap<string, NamespaceLog | undefined>,
+  ): Promise<void> {
+    const written: string[] = [];
+    for (const { namespace, entries } of writes) {
+      try {
+        await this.write(namespace, entries, describeWrites(entries));
+      } catch (error) {
+        if (written.length === 0 || !(error instanceof StudioError)) throw error;
+        throw new StudioError(
+          `${error.message} (This batch's writes to namespaces ${written.join(", ")} are stored.)`,
+          { cause: error.cause },
+        );
+      }
+      written.push(show(namespace));
+      const log = logs.get(JSON.stringify(namespace));
+      if (log && this.needsCompaction(log)) {
+        try {
+          await this.compact(namespace);
+        } catch {
+          // The write is stored; a compaction cut short leaves copies that read as the items they
+          // copy, and the next write to the namespace tries again.
+        }
+      }
+    }
+  }
+
   /** Whether the namespace's thread has grown enough beyond what it holds to compact it. */
   needsCompaction(log: NamespaceLog): boolean {
     const dead = log.deadMessageCount();
@@ -254,10 +290,6 @@ function restart(view: NamespaceView, threadId: string | undefined): void {
 
 function after(cursor: string | undefined): { after?: string } {
   return cursor === undefined ? {} : { after: cursor };
-}
-
-export function show(namespace: readonly string[]): string {
-  return JSON.stringify(namespace);
 }
 
 /** Says what of a stopped write is stored: messages are independent, each all or nothing. */

@@ -85,6 +85,17 @@ export interface OpenEntry extends Stamp {
 
 export type Entry = PutEntry | DeleteEntry | TouchEntry | ChildEntry | OpenEntry;
 
+/** A namespace as error messages show it: its labels as JSON. */
+export function show(namespace: readonly string[]): string {
+  return JSON.stringify(namespace);
+}
+
+/** Entries to append to one namespace's thread. */
+export interface NamespaceWrite {
+  namespace: string[];
+  entries: Entry[];
+}
+
 /** A new message as the client's `createMessage` takes it. */
 export interface RecordMessage {
   role: "assistant";
