@@ -261,6 +261,12 @@ export class NamespaceLog {
         }
       } else {
         this.maxStamp = Math.max(this.maxStamp, entry.s);
+        if (entry.op === "put" && entry.e !== undefined) {
+          // A put's expiry as a touch of it: a compaction's copy of the put (same stamp) carries
+          // the refreshes it folded in, and must move the expiry of the put already read here.
+          const at = touchKey(entry.key, entry);
+          this.#touches.set(at, Math.max(this.#touches.get(at) ?? 0, entry.e));
+        }
         const held = this.#items.get(entry.key);
         if (!held || compareStamps(entry, held.entry) > 0) {
           this.#items.set(entry.key, { entry, messageId });

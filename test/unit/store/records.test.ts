@@ -32,6 +32,19 @@ function message(id: string, content: string, metadata: Record<string, string>):
 }
 
 describe("NamespaceLog", () => {
+  it("takes a later expiry from a compaction's copy of a put it already holds (same stamp)", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [put("k", 10, "w1", { ttl: 1, e: 1_000 })]);
+    expect(log.live("k", 1_500)).toBeUndefined();
+    // The copy folds a refresh (touch) this reader never saw; its messages are gone.
+    log.add("m9", [put("k", 10, "w1", { ttl: 1, e: 2_000 })]);
+    expect(log.live("k", 1_500)?.key).toBe("k");
+    expect(log.live("k", 2_000)).toBeUndefined();
+    // An older copy never moves the expiry back.
+    log.add("m10", [put("k", 10, "w1", { ttl: 1, e: 1_200 })]);
+    expect(log.live("k", 1_500)?.key).toBe("k");
+  });
+
   it("keeps each key's newest put or delete by stamp, whatever order the messages come in", () => {
     const entries: Entry[][] = [
       [put("a", 10)],

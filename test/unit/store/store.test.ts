@@ -180,6 +180,34 @@ describe("TTL", () => {
   });
 });
 
+describe("TTL across processes and compactions", () => {
+  it("a warm reader in another process sees the expiry a compaction folded from a read-refresh", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2030-01-01T00:00:00Z"));
+    const a = counted({ ttl: { defaultTtl: 1 } }).store;
+    // B only reads (no refresh of its own), as a worker that serves lookups.
+    const b = counted({ ttl: { refreshOnRead: false } }).store;
+    await a.put(["ttl"], "kept", { v: "read often" });
+    await a.put(["ttl"], "gone", { v: "short" }, undefined, { ttl: 0.05 });
+    expect(await b.get(["ttl"], "kept")).not.toBeNull(); // B has read the namespace: warm
+
+    vi.setSystemTime(new Date("2030-01-01T00:00:50Z"));
+    expect(await a.get(["ttl"], "kept")).not.toBeNull(); // refreshed: expires at 00:01:50
+    // "gone" has expired: the sweep compacts the namespace, folding the refresh into a copy of
+    // "kept" and deleting the messages B read.
+    expect(await a.sweepExpiredItems()).toBe(1);
+
+    vi.setSystemTime(new Date("2030-01-01T00:01:20Z"));
+    expect((await b.get(["ttl"], "kept"))?.value).toEqual({ v: "read often" });
+    expect((await b.search(["ttl"])).map((item) => item.key)).toEqual(["kept"]);
+    const fresh = counted({ ttl: { refreshOnRead: false } }).store;
+    expect((await fresh.get(["ttl"], "kept"))?.value).toEqual({ v: "read often" });
+
+    vi.setSystemTime(new Date("2030-01-01T00:01:51Z"));
+    expect(await b.get(["ttl"], "kept")).toBeNull();
+  });
+});
+
 describe("shared between processes", () => {
   it("the newest write wins in every process, and a delete is seen by all", async () => {
     const a = counted().store;
