@@ -12,11 +12,13 @@ import {
   type Item,
   type Operation,
   type SearchItem,
+  type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
+import { toBase64 } from "../../../src/converters/base64";
 import { createRng, type Rng } from "../../../src/emulator/rng";
-import { StudioStore, type StudioStoreIndex } from "../../../src/langgraph";
+import { createEncryptedSerde, StudioStore, type StudioStoreIndex } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator({ recordRequests: false });
@@ -25,11 +27,14 @@ beforeEach(async () => {
   await emulator.handle.reset();
 });
 
-function studioStore(index?: StudioStoreIndex): StudioStore {
+function studioStore(index?: StudioStoreIndex, serde?: SerializerProtocol): StudioStore {
   const { baseUrl, apiKey } = emulator.handle;
   // Its own client each time: nothing cached in the process answers for the service.
-  return new StudioStore({ client: new StudioClient({ baseUrl, apiKey }), index });
+  return new StudioStore({ client: new StudioClient({ baseUrl, apiKey }), index, serde });
 }
+
+/** The key every encrypted run shares (both of its stores must read what the other wrote). */
+const KEYS = { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) };
 
 /** Small integer vectors (exact in float32, so both stores compute the very same scores). */
 class TinyEmbeddings extends Embeddings {
@@ -171,11 +176,16 @@ async function inMemoryBatch(memory: InMemoryStore, ops: Operation[]): Promise<u
   return ops.map((op) => (isPut(op) ? null : reads.shift()));
 }
 
-async function runBoth(seed: number, count: number, shape: Shape): Promise<StudioStore> {
+async function runBoth(
+  seed: number,
+  count: number,
+  shape: Shape,
+  serde?: () => SerializerProtocol,
+): Promise<StudioStore> {
   const rng = createRng(seed);
   const index = shape.queries ? { embeddings, dims: 3, fields: ["text"] } : undefined;
   const memory = new InMemoryStore(index ? { index } : undefined);
-  const studio = studioStore(index);
+  const studio = studioStore(index, serde?.());
   for (let step = 0; step < count; ) {
     const size = rng.next() < 0.2 ? 2 + int(rng, 3) : 1;
     const ops = Array.from({ length: size }, () => randomOp(rng, shape));
@@ -191,7 +201,7 @@ async function runBoth(seed: number, count: number, shape: Shape): Promise<Studi
     }
   }
   // Another process sees the same store, whole.
-  const other = studioStore(index);
+  const other = studioStore(index, serde?.());
   expect(comparable(await other.search([], { limit: 1_000 }))).toEqual(
     comparable(await memory.search([], { limit: 1_000 })),
   );
@@ -233,6 +243,34 @@ describe("StudioStore answers as InMemoryStore does", () => {
     "on 150 random operations ranked by similarity to a query",
     async () => {
       await runBoth(71, 150, RANKED);
+    },
+    RUN_TIMEOUT_MS,
+  );
+});
+
+describe("StudioStore answers as InMemoryStore does, with encryption on", () => {
+  const sealed = () => createEncryptedSerde({ keys: KEYS });
+
+  it(
+    "on 150 random operations over 8 namespaces",
+    async () => {
+      await runBoth(23, 150, WIDE, sealed);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    "on 300 writes and reads of 3 keys, through compactions",
+    async () => {
+      await runBoth(5, 300, HOT, sealed);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    "on 150 random operations ranked by similarity to a query",
+    async () => {
+      await runBoth(71, 150, RANKED, sealed);
     },
     RUN_TIMEOUT_MS,
   );
