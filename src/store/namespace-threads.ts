@@ -29,7 +29,7 @@ import {
   type NamespaceWrite,
   namespaceSessionId,
   namespaceTitle,
-  readRecord,
+  PART_KEY,
   recordMessages,
   show,
 } from "./records";
@@ -118,8 +118,7 @@ export class NamespaceThreads {
     try {
       const query = { order: "asc" as const, limit: PAGE, ...after(view.cursor) };
       for await (const message of this.client.iterateMessages(threadId, query)) {
-        const entries = readRecord(message);
-        if (entries) view.log.add(message.id, entries);
+        view.log.addMessage(message);
         view.cursor = message.id;
       }
       return view.log;
@@ -170,7 +169,8 @@ export class NamespaceThreads {
         { ...this.#scope(), title: namespaceTitle(namespace), metadata: { ...STORE_THREAD_TAGS } },
       ));
     } catch (error) {
-      throw writeError(namespace, what, messages.length, error);
+      const split = messages.some(({ input }) => PART_KEY in input.metadata);
+      throw writeError(namespace, what, messages.length, split, error);
     }
     // A thread found or created by this write, or another process's older thread that won a
     // creation race: what this process read of a different thread does not count.
@@ -297,6 +297,7 @@ function writeError(
   namespace: readonly string[],
   what: string,
   count: number,
+  split: boolean,
   error: unknown,
 ): unknown {
   if (!(error instanceof PartialWrite)) return error;
@@ -308,7 +309,7 @@ function writeError(
       ? states[0] === "unknown"
         ? "It may or may not be stored."
         : "It is not stored."
-      : `Of its ${count} messages, ${stored} are stored, ${unknown} may or may not be, ${count - stored - unknown} are not.`;
+      : `Of its ${count} messages, ${stored} are stored, ${unknown} may or may not be, ${count - stored - unknown} are not.${split ? " An item split over several messages reads as stored only once all of them are; until then the key reads as it was." : ""}`;
   const thread = error.threadId === undefined ? "" : ` (thread ${error.threadId})`;
   return new StudioError(
     `Could not store ${what} in namespace ${show(namespace)}${thread}: ${error.message}. ${outcome} Writing again is safe: the newest write of a key wins, and a write stored twice reads as once.`,

@@ -4,7 +4,11 @@
  *
  * Each namespace (and each prefix of one, for listing) has one thread. A message holds a record:
  * JSON `{"entries": [...]}` in its content (metadata holds 512 characters a value, too little for
- * values), marked `lc_store_record` in metadata so other messages are never read as ours. Entries:
+ * values), marked `lc_store_record` in metadata so other messages are never read as ours. A record
+ * longer than a message (an item of any size) is split over several messages that share a
+ * `record` id in metadata and are read back whole once every `part` is read, as the
+ * checkpointer splits its records; a record missing a part is not read, so a write cut short never
+ * surfaces as a damaged item. Entries:
  *   put    a key's value (inline JSON, or a serializer's bytes in base64), created/expiry times
  *   del    a key deleted (a tombstone: it must outlive the puts it hides, see `compactedEntries`)
  *   touch  a key's expiry moved later by a read (TTL refreshed), naming the put it refreshes
@@ -149,9 +153,14 @@ export function entryChars(entry: Entry): number {
 /** Characters of a record's content besides its entries. */
 export const RECORD_OVERHEAD_CHARS = recordContent([]).length;
 
+/** Message metadata naming the record a part belongs to, and which part it is ("2/11"). */
+export const PART_RECORD_KEY = "record";
+export const PART_KEY = "part";
+
 /**
- * The messages holding `entries`, in order, each at most `maxChars` of content. An entry too big
- * for a message on its own must have been refused before (`entryChars`).
+ * The messages holding `entries`, in order, each at most `maxChars` of content: entries grouped
+ * into records that fit a message, and an entry too big for a message on its own in a record
+ * split over as many messages as it needs.
  */
 export function recordMessages(entries: readonly Entry[], maxChars: number): RecordMessage[] {
   const groups: Entry[][] = [];
@@ -168,24 +177,84 @@ export function recordMessages(entries: readonly Entry[], maxChars: number): Rec
     size += chars;
   }
   if (current.length > 0) groups.push(current);
-  return groups.map((group) => ({
-    role: "assistant",
-    content: recordContent(group),
-    metadata: { [STORE_RECORD_KEY]: STORE_RECORD_FORMAT },
-  }));
+  return groups.flatMap((group): RecordMessage[] => {
+    const content = recordContent(group);
+    const metadata = { [STORE_RECORD_KEY]: STORE_RECORD_FORMAT };
+    if (content.length <= maxChars) return [{ role: "assistant", content, metadata }];
+    const parts = splitText(content, maxChars);
+    const record = crypto.randomUUID();
+    return parts.map((part, i) => ({
+      role: "assistant",
+      content: part,
+      metadata: { ...metadata, [PART_RECORD_KEY]: record, [PART_KEY]: `${i + 1}/${parts.length}` },
+    }));
+  });
 }
 
-/** The entries of a message, or undefined when it is not a store record of a known format. */
-export function readRecord(message: ThreadMessage): Entry[] | undefined {
-  if (message.metadata?.[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
+/**
+ * Cuts `text` into pieces of at most `size` UTF-16 units, never between the two halves of a
+ * surrogate pair: a service that stores UTF-8 would turn each half into U+FFFD, silently.
+ */
+export function splitText(text: string, size: number): string[] {
+  const parts: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(at + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    parts.push(text.slice(at, end));
+    at = end;
+  }
+  return parts;
+}
+
+/** One part of a record split over several messages. */
+export interface RecordPart {
+  record: string;
+  /** 0-based. */
+  index: number;
+  count: number;
+  text: string;
+}
+
+/**
+ * What a message holds: a whole record's entries, a part of a split record, or undefined when it
+ * is not a store record of a known format.
+ */
+export function readMessage(
+  message: ThreadMessage,
+): { entries: Entry[] } | { part: RecordPart } | undefined {
+  const metadata = message.metadata ?? {};
+  if (metadata[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
+  const record = metadata[PART_RECORD_KEY];
+  const part =
+    typeof metadata[PART_KEY] === "string" ? /^(\d+)\/(\d+)$/.exec(metadata[PART_KEY]) : null;
+  if (typeof record !== "string" || !part) {
+    const entries = readRecord(message);
+    return entries && { entries };
+  }
+  const index = Number(part[1]) - 1;
+  const count = Number(part[2]);
+  if (!(index >= 0 && index < count)) return undefined;
+  return { part: { record, index, count, text: messageText(message.content) } };
+}
+
+/** The entries of a record's text, or undefined when it is not a record. */
+export function parseRecord(text: string): Entry[] | undefined {
   try {
-    const parsed = JSON.parse(messageText(message.content)) as { entries?: unknown };
+    const parsed = JSON.parse(text) as { entries?: unknown };
     if (!Array.isArray(parsed.entries)) return undefined;
     return parsed.entries.filter(isEntry);
   } catch {
     // A damaged message: not ours to read.
     return undefined;
   }
+}
+
+/** The entries of a message, or undefined when it is not a store record of a known format. */
+export function readRecord(message: ThreadMessage): Entry[] | undefined {
+  if (message.metadata?.[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
+  return parseRecord(messageText(message.content));
 }
 
 function messageText(content: readonly ContentItem[]): string {
@@ -228,8 +297,8 @@ function isEntry(value: unknown): value is Entry {
 
 interface Held<T> {
   entry: T;
-  /** The message it was read from. */
-  messageId: string;
+  /** The messages of the record it was read from (several for a split record). */
+  messageIds: readonly string[];
 }
 
 /**
@@ -239,25 +308,55 @@ interface Held<T> {
  */
 export class NamespaceLog {
   readonly #items = new Map<string, Held<PutEntry | DeleteEntry>>();
-  readonly #children = new Map<string, string>();
+  readonly #children = new Map<string, readonly string[]>();
   #opened: Held<OpenEntry> | undefined;
   readonly #touches = new Map<string, number>();
   readonly #messageIds: string[] = [];
+  /** Parts of split records read so far, by record id, until the last one is read. */
+  readonly #parts = new Map<string, { id: string; text: string }[]>();
   /** The largest stamp read: a write made after this read must pass it. */
   maxStamp = 0;
 
-  add(messageId: string, entries: readonly Entry[]): void {
-    this.#messageIds.push(messageId);
+  /**
+   * Adds what a message holds. A part of a split record waits for the others, and counts among
+   * the messages read (`messageIds`, which compaction deletes) only once its record is whole: a
+   * part of a write still under way in another process is never deleted under it.
+   */
+  addMessage(message: ThreadMessage): void {
+    const read = readMessage(message);
+    if (!read) return;
+    if ("entries" in read) {
+      this.add(message.id, read.entries);
+      return;
+    }
+    const { record, index, count, text } = read.part;
+    const parts = this.#parts.get(record) ?? new Array<{ id: string; text: string }>(count);
+    parts[index] = { id: message.id, text };
+    this.#parts.set(record, parts);
+    for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) return;
+    this.#parts.delete(record);
+    const entries = parseRecord(parts.map((part) => part.text).join(""));
+    if (entries)
+      this.add(
+        parts.map((part) => part.id),
+        entries,
+      );
+  }
+
+  /** Adds the entries of a record read from `messageId` (or the messages of a split record). */
+  add(messageId: string | readonly string[], entries: readonly Entry[]): void {
+    const messageIds = typeof messageId === "string" ? [messageId] : messageId;
+    this.#messageIds.push(...messageIds);
     for (const entry of entries) {
       if (entry.op === "child") {
-        if (!this.#children.has(entry.label)) this.#children.set(entry.label, messageId);
+        if (!this.#children.has(entry.label)) this.#children.set(entry.label, messageIds);
       } else if (entry.op === "touch") {
         const at = touchKey(entry.key, entry.of);
         this.#touches.set(at, Math.max(this.#touches.get(at) ?? 0, entry.e));
       } else if (entry.op === "open") {
         this.maxStamp = Math.max(this.maxStamp, entry.s);
         if (!this.#opened || compareStamps(entry, this.#opened.entry) < 0) {
-          this.#opened = { entry, messageId };
+          this.#opened = { entry, messageIds };
         }
       } else {
         this.maxStamp = Math.max(this.maxStamp, entry.s);
@@ -269,7 +368,7 @@ export class NamespaceLog {
         }
         const held = this.#items.get(entry.key);
         if (!held || compareStamps(entry, held.entry) > 0) {
-          this.#items.set(entry.key, { entry, messageId });
+          this.#items.set(entry.key, { entry, messageIds });
         }
       }
     }
@@ -331,9 +430,12 @@ export class NamespaceLog {
   /** Messages holding nothing that still counts: compaction deletes them. */
   deadMessageCount(): number {
     const holding = new Set<string>();
-    for (const held of this.#items.values()) holding.add(held.messageId);
-    for (const messageId of this.#children.values()) holding.add(messageId);
-    if (this.#opened) holding.add(this.#opened.messageId);
+    const hold = (messageIds: readonly string[]) => {
+      for (const id of messageIds) holding.add(id);
+    };
+    for (const held of this.#items.values()) hold(held.messageIds);
+    for (const messageIds of this.#children.values()) hold(messageIds);
+    if (this.#opened) hold(this.#opened.messageIds);
     return this.#messageIds.length - holding.size;
   }
 

@@ -30,7 +30,7 @@ import { type NamespaceLog, type Payload, StampClock } from "./records";
 import { type ReadItem, searchOrder, searchPage, toItem } from "./search-plan";
 import { MINUTE_MS, planRefresh, putTtl } from "./ttl";
 import { embedPuts, embedQueries } from "./vectors";
-import { checkFits, latestPuts, type PreparedPut, planWrites } from "./write-plan";
+import { latestPuts, type PreparedPut, planWrites } from "./write-plan";
 
 export type { StudioStoreFields, StudioStoreIndex, StudioStoreTtl } from "./fields";
 export type { StudioPutOperation } from "./operations";
@@ -180,10 +180,11 @@ export class StudioStore extends BaseStore {
 
   /**
    * The batch's puts and deletes, ready to write but for their stamps (which need the namespace
-   * read first): values embedded, serialized and checked before anything is sent.
+   * read first): values embedded and serialized before anything is sent (an item of any size is
+   * written, over several messages when it needs them).
    */
   async #preparePuts(puts: readonly StudioPutOperation[]): Promise<PreparedPut[]> {
-    const { index, serde, ttl, maxMessageChars } = this.#settings;
+    const { index, serde, ttl } = this.#settings;
     const ops = latestPuts(puts);
     const vectors = await embedPuts(index, ops);
     const prepared: PreparedPut[] = [];
@@ -194,9 +195,7 @@ export class StudioStore extends BaseStore {
       }
       const payload: Payload = { value: op.value, ...(vectors[i] ? { vectors: vectors[i] } : {}) };
       const stored = await storePayload(serde, op.namespace, op.key, payload);
-      const put = { op, stored, ttl: putTtl(op.ttl, ttl.defaultTtl) };
-      checkFits(put, clock.writer, maxMessageChars);
-      prepared.push(put);
+      prepared.push({ op, stored, ttl: putTtl(op.ttl, ttl.defaultTtl) });
     }
     return prepared;
   }

@@ -3,17 +3,8 @@
  * wins, in the place of its first, as InMemoryStore applies them) and the entries each namespace
  * gets, stamped after everything the batch read.
  */
-import { StudioValidationError } from "../errors";
 import type { StudioPutOperation } from "./operations";
-import {
-  type Entry,
-  entryChars,
-  type NamespaceLog,
-  type NamespaceWrite,
-  RECORD_OVERHEAD_CHARS,
-  type Stamp,
-  type StoredPayload,
-} from "./records";
+import type { Entry, NamespaceLog, NamespaceWrite, Stamp, StoredPayload } from "./records";
 import { expiryFields } from "./ttl";
 
 /** A put or delete ready to write (`stored` undefined: a delete). */
@@ -78,31 +69,4 @@ export function describeWrites(entries: readonly Entry[]): string {
   if (keys.length === 1) return `the write of key ${keys[0]}`;
   const shown = keys.length > 5 ? `${keys.slice(0, 5).join(", ")}...` : keys.join(", ");
   return `${keys.length} writes (keys ${shown})`;
-}
-
-/**
- * Refuses a put that would not fit in one message, checked with the widest stamps a put can get
- * so that no stamp makes it too big later.
- */
-export function checkFits(
-  { op, stored, ttl }: PreparedPut,
-  writer: string,
-  maxMessageChars: number,
-): void {
-  const widest = Number.MAX_SAFE_INTEGER;
-  const entry: Entry = {
-    op: "put",
-    key: op.key,
-    s: widest,
-    w: writer,
-    c: widest,
-    ...(ttl === undefined ? {} : { e: widest, ttl }),
-    ...stored!,
-  };
-  const chars = entryChars(entry) + RECORD_OVERHEAD_CHARS;
-  if (chars <= maxMessageChars) return;
-  throw new StudioValidationError(
-    "value",
-    `of key "${op.key}" in namespace ${JSON.stringify(op.namespace)} takes ${chars} characters once stored; an item is stored in one message of at most maxMessageChars (${maxMessageChars}). Nothing of this batch was stored.`,
-  );
 }

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { toBase64 } from "../../../src/converters/base64";
 import { createEncryptedSerde, StudioStore, storeContext } from "../../../src/langgraph";
-import { readRecord, STORE_RECORD_KEY } from "../../../src/store/records";
+import { type PutEntry, readRecord, STORE_RECORD_KEY } from "../../../src/store/records";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator({ recordRequests: false });
@@ -95,12 +95,12 @@ describe("encrypted StudioStore values", () => {
     await writer.put(["users", "ada"], "vault", { text: "first" });
     const c = client();
     let threadId = "";
-    let put: Record<string, unknown> | undefined;
+    let put: PutEntry | undefined;
     for await (const thread of c.iterateThreads({ order: "asc" })) {
       if (thread.title !== "LangGraph store: users/ada") continue;
       threadId = thread.id;
       for await (const message of c.iterateMessages(thread.id, { order: "asc" })) {
-        put ??= readRecord(message)?.find((entry) => entry.op === "put");
+        put ??= readRecord(message)?.find((entry): entry is PutEntry => entry.op === "put");
       }
     }
     // Sealed with the right key for the right place, but not JSON / not an item's payload.
@@ -110,7 +110,7 @@ describe("encrypted StudioStore values", () => {
         "json",
         new TextEncoder().encode(body),
       ]);
-      const entry = { ...put, s: (put!.s as number) + 1_000_000 * (i + 1) };
+      const entry = { ...put!, s: put!.s + 1_000_000 * (i + 1) };
       await c.createMessage(threadId, {
         role: "assistant",
         content: JSON.stringify({

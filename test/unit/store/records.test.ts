@@ -140,6 +140,36 @@ describe("record messages", () => {
     expect(RECORD_OVERHEAD_CHARS).toBe('{"entries":[]}'.length);
   });
 
+  it("split an entry bigger than a message over parts, read back whole in any order", () => {
+    const big = put("big", 7, "w1", { p: { value: { text: `${"é😀".repeat(1_000)}end` } } });
+    const messages = recordMessages([put("a", 1), big, put("b", 9)], 1_000);
+    const parts = messages.filter((m) => m.metadata.part !== undefined);
+    expect(parts.length).toBeGreaterThan(2);
+    for (const m of messages) expect(m.content.length).toBeLessThanOrEqual(1_000);
+    // No part ends inside a surrogate pair.
+    for (const m of parts) expect(() => encodeURIComponent(m.content)).not.toThrow();
+    const log = new NamespaceLog();
+    const read = messages.map((m, i) => message(`m${i}`, m.content, m.metadata));
+    const [first, ...rest] = read;
+    for (const m of [...rest.reverse(), first!]) log.addMessage(m);
+    expect(log.live("big", 0)).toEqual(big);
+    expect(log.liveItems(0).map((entry) => entry.key)).toEqual(["a", "big", "b"]);
+    // Each part's message holds the item: none counts as dead.
+    expect(log.deadMessageCount()).toBe(0);
+    expect(log.messageIds).toHaveLength(messages.length);
+  });
+
+  it("of a split record missing a part are not read, nor counted as read (compaction keeps them)", () => {
+    const big = put("big", 7, "w1", { p: { value: { text: "x".repeat(3_000) } } });
+    const messages = recordMessages([big], 1_000);
+    const log = new NamespaceLog();
+    for (const [i, m] of messages.slice(1).entries()) {
+      log.addMessage(message(`m${i}`, m.content, m.metadata));
+    }
+    expect(log.live("big", 0)).toBeUndefined();
+    expect(log.messageIds).toEqual([]);
+  });
+
   it("are the only messages read: others, damaged ones and unknown entries are skipped", () => {
     const ours = { [STORE_RECORD_KEY]: "1" };
     expect(readRecord(message("1", '{"entries":[]}', {}))).toBeUndefined();
