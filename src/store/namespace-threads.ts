@@ -60,6 +60,8 @@ export interface NamespaceThreadsOptions {
   /** Namespaces whose records stay in memory; the least recently used beyond are read again. */
   maxCachedNamespaces: number;
   maxMessageChars: number;
+  /** Namespaces a tree read reads at once. */
+  maxConcurrentReads: number;
 }
 
 export class NamespaceThreads {
@@ -253,23 +255,92 @@ export class NamespaceThreads {
 
   /**
    * Every namespace node under `prefix` (itself included) that has a thread, with its records,
-   * parents before children. Cost: one read per node (plus a look-up per node the process has
-   * not seen yet).
+   * parents before children. Nodes are read concurrently, at most `maxConcurrentReads` at once:
+   * a node's children are read as soon as it is, and the children this process already knows
+   * of are read beside their parent rather than after it. Cost: one read per node (plus a
+   * look-up per node the process has not seen yet); wall time about
+   * ceil(nodes / maxConcurrentReads) round trips once the process knows the tree (a
+   * look-up and a read per level more the first time).
    */
-  async *walk(
+  async readTree(
     prefix: readonly string[],
     read: (namespace: readonly string[]) => Promise<NamespaceLog | undefined> = (namespace) =>
       this.read(namespace),
-  ): AsyncGenerator<{ namespace: string[]; log: NamespaceLog }> {
+  ): Promise<{ namespace: string[]; log: NamespaceLog }[]> {
+    const logs = await boundedTreeRead(
+      [...prefix],
+      read,
+      (namespace) => this.#views.get(JSON.stringify(namespace))?.log.children ?? [],
+      this.options.maxConcurrentReads,
+    );
+    // What the fresh reads reach from the prefix: a child read because this process knew of it
+    // counts only if its parent, as read now, still names it.
+    const reached: { namespace: string[]; log: NamespaceLog }[] = [];
     const pending: string[][] = [[...prefix]];
     while (pending.length > 0) {
       const namespace = pending.shift()!;
-      const log = await read(namespace);
+      const log = logs.get(JSON.stringify(namespace));
       if (!log) continue;
-      yield { namespace, log };
+      reached.push({ namespace, log });
       for (const label of log.children) pending.push([...namespace, label]);
     }
+    return reached;
   }
+}
+
+/**
+ * Reads `root` and every node under it, at most `limit` reads in flight: each node read queues
+ * its children, and `known` (what was read before, no I/O) queues a node's children as soon as
+ * the node itself is queued. Resolves to every log read, by the namespace's JSON; rejects with
+ * the first error (reads under way finish on their own).
+ */
+function boundedTreeRead(
+  root: string[],
+  read: (namespace: readonly string[]) => Promise<NamespaceLog | undefined>,
+  known: (namespace: readonly string[]) => readonly string[],
+  limit: number,
+): Promise<Map<string, NamespaceLog>> {
+  const logs = new Map<string, NamespaceLog>();
+  const queued = new Set<string>();
+  const queue: string[][] = [];
+  const enqueue = (namespace: string[]) => {
+    const key = JSON.stringify(namespace);
+    if (queued.has(key)) return;
+    queued.add(key);
+    queue.push(namespace);
+    for (const label of known(namespace)) enqueue([...namespace, label]);
+  };
+  enqueue(root);
+  return new Promise((resolve, reject) => {
+    let active = 0;
+    let failed = false;
+    const pump = () => {
+      if (failed) return;
+      if (queue.length === 0 && active === 0) {
+        resolve(logs);
+        return;
+      }
+      while (active < limit && queue.length > 0) {
+        const namespace = queue.shift()!;
+        active += 1;
+        read(namespace).then(
+          (log) => {
+            active -= 1;
+            if (log) {
+              logs.set(JSON.stringify(namespace), log);
+              for (const label of log.children) enqueue([...namespace, label]);
+            }
+            pump();
+          },
+          (error: unknown) => {
+            failed = true;
+            reject(error);
+          },
+        );
+      }
+    };
+    pump();
+  });
 }
 
 function fresh(): NamespaceView {

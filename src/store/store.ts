@@ -49,11 +49,13 @@ export class StudioStore extends BaseStore {
   constructor(fields: StudioStoreFields = {}) {
     super();
     this.#settings = storeSettings(fields);
-    const { clientFields, datasetId, maxCachedNamespaces, maxMessageChars } = this.#settings;
+    const { clientFields, datasetId, maxCachedNamespaces, maxMessageChars, maxConcurrentReads } =
+      this.#settings;
     this.#threads = new NamespaceThreads(resolveSessionClient(clientFields), {
       datasetId,
       maxCachedNamespaces,
       maxMessageChars,
+      maxConcurrentReads,
     });
   }
 
@@ -119,7 +121,7 @@ export class StudioStore extends BaseStore {
   async sweepExpiredItems(): Promise<number> {
     const now = Date.now();
     let swept = 0;
-    for await (const { namespace, log } of this.#threads.walk([])) {
+    for (const { namespace, log } of await this.#threads.readTree([])) {
       if (log.expiredCount(now) > 0) swept += await this.#threads.compact(namespace, now);
     }
     return swept;
@@ -154,8 +156,7 @@ export class StudioStore extends BaseStore {
   }
 
   async #search(op: SearchOperation, read: Reader, now: number, queries: Map<string, number[]>) {
-    const nodes: { namespace: string[]; log: NamespaceLog }[] = [];
-    for await (const node of this.#threads.walk(op.namespacePrefix, read)) nodes.push(node);
+    const nodes = await this.#threads.readTree(op.namespacePrefix, read);
     const candidates: ReadItem[] = [];
     for (const { namespace, log } of searchOrder(nodes)) {
       for (const entry of log.liveItems(now)) {
@@ -169,7 +170,7 @@ export class StudioStore extends BaseStore {
 
   async #listNamespaces(op: ListNamespacesOperation, read: Reader): Promise<string[][]> {
     const namespaces: string[][] = [];
-    for await (const { namespace, log } of this.#threads.walk(
+    for (const { namespace, log } of await this.#threads.readTree(
       fixedPrefix(op.matchConditions),
       read,
     )) {

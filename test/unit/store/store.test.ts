@@ -132,6 +132,54 @@ describe("cost in calls", () => {
   );
 });
 
+describe("search over a prefix", () => {
+  /** A store whose reads of thread messages are counted, with the most in flight at once. */
+  function concurrencyCounted(maxConcurrentReads?: number) {
+    const seen = { reads: 0, inFlight: 0, maxInFlight: 0 };
+    const { baseUrl, apiKey } = emulator.handle;
+    const client = new StudioClient({
+      baseUrl,
+      apiKey,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        seen.reads += 1;
+        seen.inFlight += 1;
+        seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
+        try {
+          // A round trip long enough for reads to overlap when they are sent together.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return await fetch(request);
+        } finally {
+          seen.inFlight -= 1;
+        }
+      },
+    });
+    return { store: new StudioStore({ client, maxConcurrentReads }), seen };
+  }
+
+  it(
+    "reads its namespaces concurrently, at most maxConcurrentReads at once, one call each once known",
+    async () => {
+      await fill(20); // ["users"], 20 users, each with ["memories"]: 41 namespaces to read
+      const { store, seen } = concurrencyCounted(8);
+      expect(await store.search(["users"], { limit: 100 })).toHaveLength(20);
+      expect(seen.maxInFlight).toBe(8);
+      seen.reads = 0;
+      seen.maxInFlight = 0;
+      const page = await store.search(["users"], { limit: 100 });
+      expect(page.map((item) => item.value)).toEqual(Array.from({ length: 20 }, (_, i) => ({ i })));
+      expect(seen.reads).toBe(41);
+      expect(seen.maxInFlight).toBe(8);
+      // The default reads more at once; listing walks the same way.
+      const wide = concurrencyCounted();
+      expect(await wide.store.listNamespaces({ prefix: ["users"] })).toHaveLength(20);
+      expect(wide.seen.maxInFlight).toBeGreaterThan(8);
+      expect(wide.seen.maxInFlight).toBeLessThanOrEqual(32);
+    },
+    FILL_TIMEOUT_MS,
+  );
+});
+
 describe("TTL", () => {
   it("hides an item once expired, moves expiry on reads, and sweeps expired values away", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
