@@ -17,7 +17,10 @@ export type CryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 export type EncryptionKey = CryptoKey | string;
 
 export interface KeyRingOptions {
-  /** Keys by id. Ids are stored beside each value (1 to 255 bytes of UTF-8). */
+  /**
+   * Keys by id. Ids are stored beside each value (1 to 255 bytes of UTF-8, well-formed text). A
+   * key as a string is the base64 of its raw bytes (hex is refused: see `checkedKey`).
+   */
   keys: Record<string, EncryptionKey>;
   /** The id of the key new values are encrypted with; optional when there is one key. */
   activeKeyId?: string | undefined;
@@ -40,8 +43,8 @@ export class KeyRing {
       throw new StudioValidationError("keys", "must hold at least one key, by id: { k1: key }");
     }
     for (const [id, key] of Object.entries(keys)) {
-      checkKeyId(`keys.${id}`, id);
-      this.#sources.set(id, checkedKey(`keys.${id}`, key));
+      checkKeyId(keyField(id), id);
+      this.#sources.set(id, checkedKey(keyField(id), key));
     }
     const ids = [...this.#sources.keys()];
     if (activeKeyId === undefined && ids.length > 1) {
@@ -84,8 +87,27 @@ export class KeyRing {
   }
 }
 
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder("utf-8");
+
+/** The field naming a key id in errors: `keys.<id>`, escaped when the id is not well formed. */
+function keyField(id: string): string {
+  return `keys.${roundTrips(id) ? id : JSON.stringify(id).slice(1, -1)}`;
+}
+
+/** Whether `id` reads back the same from its UTF-8 bytes (a lone surrogate does not). */
+function roundTrips(id: string): boolean {
+  return fromUtf8.decode(utf8.encode(id)) === id;
+}
+
 function checkKeyId(field: string, id: string): void {
-  const bytes = new TextEncoder().encode(id).length;
+  if (!roundTrips(id)) {
+    throw new StudioValidationError(
+      field,
+      'is not well-formed text (it holds a lone surrogate): it is stored as UTF-8 beside each value and would read back as another id, so nothing written under it could be read. Use plain text such as "2025-06"',
+    );
+  }
+  const bytes = utf8.encode(id).length;
   if (bytes === 0 || bytes > MAX_KEY_ID_BYTES) {
     throw new StudioValidationError(
       field,
@@ -94,8 +116,19 @@ function checkKeyId(field: string, id: string): void {
   }
 }
 
+/** Hex of a 128, 192 or 256-bit key (also valid base64, which decodes to other bytes). */
+const HEX_KEY = /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{48}|[0-9a-fA-F]{64})$/;
+
 function checkedKey(field: string, key: unknown): CryptoKey | Uint8Array {
   if (typeof key === "string") {
+    // Refused rather than read as hex: 32 hex digits are also the base64 of 24 other bytes, so
+    // either reading would silently be a different key for some tool sharing the data.
+    if (HEX_KEY.test(key)) {
+      throw new StudioValidationError(
+        field,
+        `looks like hex (${key.length} hex digits); keys are base64 of the raw key bytes. Convert it once, e.g. Buffer.from(hexKey, "hex").toString("base64"), and pass that`,
+      );
+    }
     const bytes = fromBase64(key);
     if (bytes === undefined) {
       throw new StudioValidationError(field, "is a string that is not base64 (of a raw AES key)");

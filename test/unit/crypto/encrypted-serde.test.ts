@@ -15,6 +15,7 @@ import {
 
 const KEY_A = toBase64(new Uint8Array(32).fill(7));
 const KEY_B = toBase64(Uint8Array.from({ length: 32 }, (_, i) => i));
+const HEX_256 = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 const here = channelValueContext({
   threadId: "t1",
   checkpointNs: "",
@@ -177,6 +178,13 @@ describe("createEncryptedSerde", () => {
       [{ keys: { a: KEY_A, b: KEY_B } }, "activeKeyId"],
       [{ keys: { a: KEY_A }, activeKeyId: "z" }, "activeKeyId"],
       [{ keys: { ["x".repeat(256)]: KEY_A } }, `keys.${"x".repeat(256)}`],
+      // Ids that cannot round-trip through UTF-8: a lone high or low surrogate.
+      [{ keys: { "2025-\ud800": KEY_A } }, "keys.2025-\\ud800"],
+      [{ keys: { "\udc00": KEY_A } }, "keys.\\udc00"],
+      // Hex keys (64, 48, 32 hex digits) are refused: keys are base64.
+      [{ keys: { hex: HEX_256 } }, "keys.hex"],
+      [{ keys: { hex: HEX_256.slice(0, 48) } }, "keys.hex"],
+      [{ keys: { hex: HEX_256.slice(0, 32).toUpperCase() } }, "keys.hex"],
     ] as const) {
       let thrown: unknown;
       try {
@@ -187,8 +195,15 @@ describe("createEncryptedSerde", () => {
       expect(thrown, field).toBeInstanceOf(StudioValidationError);
       expect((thrown as StudioValidationError).field).toBe(field);
       const text = JSON.stringify(thrown) + String((thrown as Error).stack);
-      for (const key of [KEY_A, KEY_B, short]) expect(text).not.toContain(key);
+      for (const key of [KEY_A, KEY_B, short, HEX_256, HEX_256.slice(0, 32)]) {
+        expect(text).not.toContain(key);
+      }
+      if (field === "keys.hex") expect((thrown as Error).message).toContain("keys are base64");
+      if (field.includes("\\u")) expect((thrown as Error).message).toContain("lone surrogate");
     }
+    // The same key in base64 is taken, and an id with emoji (well-formed) is fine.
+    const base64 = toBase64(Uint8Array.from(HEX_256.match(/../g)!, (h) => Number.parseInt(h, 16)));
+    expect(() => createEncryptedSerde({ keys: { "2025-06 😀": base64 } })).not.toThrow();
   });
 
   it("is contextual, which LangGraph's JSON serializer is not", () => {
