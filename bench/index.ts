@@ -19,6 +19,7 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./bundle").then((m) => m.bundleBench),
     import("./imports").then((m) => m.importsBench),
     import("./memory").then((m) => m.memoryBench),
+    import("./store").then((m) => m.storeBench),
   ]);
   return modules;
 }
