@@ -129,7 +129,13 @@ async function bigItemRows(emulator: Addresses, encrypted: boolean): Promise<Ben
   const valueBytes = Buffer.byteLength(JSON.stringify(value));
   const writer = proxiedClient(emulator, 0);
   const namespace = ["bench-big", encrypted ? "sealed" : "plain"];
-  await new StudioStore({ client: writer.client, serde: serde() }).put(namespace, "doc", value);
+  const writing = new StudioStore({ client: writer.client, serde: serde() });
+  await writing.put(namespace, "doc", { text: "a first, small version" });
+  const firstPutCalls = writer.traffic.calls;
+  const sentBefore = writer.traffic.sent;
+  await writing.put(namespace, "doc", value);
+  const putCalls = writer.traffic.calls - firstPutCalls;
+  const putSent = writer.traffic.sent - sentBefore;
   const reader = proxiedClient(emulator, 0);
   const item = await new StudioStore({ client: reader.client, serde: serde() }).get(
     namespace,
@@ -138,12 +144,8 @@ async function bigItemRows(emulator: Addresses, encrypted: boolean): Promise<Ben
   const whole = JSON.stringify(item?.value) === JSON.stringify(value);
   const at = `store 1 MB item${encrypted ? ", encrypted" : ""}`;
   return [
-    { what: `${at}: put, new namespace: calls`, value: writer.traffic.calls, unit: "calls" },
-    {
-      what: `${at}: put: bytes sent / value's bytes`,
-      value: writer.traffic.sent / valueBytes,
-      unit: "x",
-    },
+    { what: `${at}: put over an item, warm process: calls`, value: putCalls, unit: "calls" },
+    { what: `${at}: put: bytes sent / value's bytes`, value: putSent / valueBytes, unit: "x" },
     { what: `${at}: get, new process: calls`, value: reader.traffic.calls, unit: "calls" },
     {
       what: `${at}: get: bytes received / value's bytes`,
