@@ -15,6 +15,7 @@ import {
   THREAD,
   useNock,
 } from "./helpers";
+import { useInstantRetries } from "./retry-clock";
 
 useNock();
 
@@ -184,6 +185,7 @@ describe("configuration", () => {
 });
 
 describe("close", () => {
+  const clock = useInstantRetries();
   it("is idempotent and later calls fail with a clear error", async () => {
     const client = makeClient();
     await client.close();
@@ -203,9 +205,12 @@ describe("close", () => {
       { "retry-after": "1" },
     ]);
     const client = makeClient();
-    const pending = failure(client.getThread("t"));
-    setTimeout(() => void client.close(), 50);
-    const error = await pending;
+    // The close comes while the client waits out Retry-After: 1 (on the retry clock).
+    clock.onSleep = (ms) => {
+      expect(ms).toBe(1000);
+      return client.close();
+    };
+    const error = await failure(client.getThread("t"));
     expect(error.message).toContain("closed");
     expect(calls).toHaveLength(1);
   });
