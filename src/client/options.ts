@@ -62,6 +62,33 @@ const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
   }
 });
 
+/**
+ * Paths a newcomer copies into the inference address from other APIs' docs: the client appends
+ * `/chat/completions` (or `/text/completions`) itself, and the spec's inference paths carry no
+ * version segment, so either would be sent twice or where no route is.
+ */
+const COPIED_INFERENCE_PATH = /(?:\/v1|\/(?:chat|text)\/completions|\/completions)+\/*$/;
+
+const proxyAddressSchema = addressSchema.check((ctx) => {
+  if (!URL.canParse(ctx.value)) return;
+  const url = new URL(ctx.value);
+  const copied = url.pathname.match(COPIED_INFERENCE_PATH)?.[0];
+  if (copied === undefined) return;
+  const kept = url.pathname.slice(0, url.pathname.length - copied.length);
+  const suggestion = `${url.origin}${kept}`;
+  const why = [
+    copied.includes("/v1") ? "the inference paths carry no version segment" : "",
+    copied.includes("completions") ? "the client appends /chat/completions itself" : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  ctx.issues.push({
+    code: "custom",
+    input: ctx.value,
+    message: `ends in "${copied.replace(/\/+$/, "")}": drop the path (${why}); use ${suggestion}`,
+  });
+});
+
 // Header values are checked before sending: anything else fails inside the transport instead,
 // undici as a "connection" error that is retried and blames the network, fetch with the value (the
 // key) in its message.
@@ -133,7 +160,7 @@ const clientOptionsSchema = z.object({
   /** Studio address (threads, assistants, models, datasets). Env: `STUDIO_BASE_URL`. */
   baseUrl: z.optional(addressSchema),
   /** Inference address (chat and text completions). Env: `STUDIO_PROXY_URL`. */
-  proxyUrl: z.optional(addressSchema),
+  proxyUrl: z.optional(proxyAddressSchema),
   /** Overall request timeout in ms (default 60000). */
   timeout: z.optional(timeoutSchema),
   /** Longest wait between two complete stream events in ms (default: `timeout`). */
