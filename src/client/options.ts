@@ -11,6 +11,7 @@
 import type { Dispatcher } from "undici";
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { parseOrThrow } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import {
   DEFAULT_SERVICE_KEY_HEADER,
@@ -286,7 +287,10 @@ export function parseClientOptions(
   options: unknown,
   suffix: (option: string) => string,
 ): z.output<typeof clientOptionsSchema> {
-  return parseOrThrow(checkedClientOptionsSchema, options, suffix);
+  return parseOrThrow(checkedClientOptionsSchema, options as object, undefined, {
+    showValue: false,
+    suffix,
+  });
 }
 
 /**
@@ -297,20 +301,8 @@ export function checkRequestOptions(
   options: RequestOptions,
   serviceKeyHeader: string = DEFAULT_SERVICE_KEY_HEADER,
 ): void {
-  parseOrThrow(requestOptionsSchema, options, () => "");
+  parseOrThrow(requestOptionsSchema, options, undefined, { showValue: false });
   if (options.headers === undefined || serviceKeyHeader === DEFAULT_SERVICE_KEY_HEADER) return;
   const problem = headersProblem(options.headers, serviceKeyHeader);
   if (problem !== undefined) throw new StudioValidationError("headers", problem);
-}
-
-function parseOrThrow<T>(
-  schema: z.ZodMiniType<T>,
-  value: unknown,
-  suffix: (option: string) => string,
-): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const option = String(issue?.path[0] ?? "options");
-  throw new StudioValidationError(option, `${issue?.message ?? "is invalid"}${suffix(option)}`);
 }
