@@ -8,11 +8,10 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-const INDEX = fileURLToPath(new URL("../../../src/index.ts", import.meta.url));
 const PROBE = fileURLToPath(new URL("../../../src/__type-names-probe.ts", import.meta.url));
 
 const PROBE_SOURCE = `
-import { StudioClient } from "./index";
+import { StudioClient } from "./client/index";
 const client = new StudioClient({});
 export const thread = client.getThread("t");
 export const threads = client.listThreads();
@@ -51,7 +50,7 @@ function probeDeclaration(): { declaration: string; errors: string[] } {
   host.writeFile = (name, text) => {
     if (name.endsWith("__type-names-probe.d.ts")) declaration = text;
   };
-  const program = ts.createProgram([PROBE, INDEX], options, host);
+  const program = ts.createProgram([PROBE], options, host);
   const probe = program.getSourceFile(PROBE);
   program.emit(probe);
   const errors = ts
