@@ -7,7 +7,7 @@ import type * as z from "zod/v4/mini";
 import { StudioAPIError, StudioStreamError, StudioValidationError } from "../errors";
 import { type AttemptLimits, attemptFailure, closedError } from "./attempt-failure";
 import { AttemptTimers } from "./attempt-timers";
-import { retryClock } from "./clock";
+import { type RetryClock, retryClock } from "./clock";
 import { type Endpoint, missingKeyError, type ResolvedConfig, requireEndpoint } from "./config";
 import { type AddressUsed, apiErrorFromResponse, redirectError } from "./errors-from-response";
 import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
@@ -57,7 +57,9 @@ function expectedChoices(body: unknown): number {
 /** What one stream runs under, retries included. */
 interface StreamPlan {
   readonly limits: AttemptLimits;
-  /** When `streamTimeout` runs out, on the retry clock. */
+  /** The clock the retries wait on, and the deadline is read from. */
+  readonly clock: RetryClock;
+  /** When `streamTimeout` runs out, on that clock. */
   readonly deadline: number;
   /** Choices the request asked for (`n`). */
   readonly choices: number;
@@ -153,6 +155,7 @@ export class Requester {
         idleMs: this.config.streamIdleTimeout ?? timeout,
         streamMs: this.config.streamTimeout,
       },
+      clock,
       deadline: clock.now() + this.config.streamTimeout,
       choices: expectedChoices(payload),
     };
@@ -244,7 +247,7 @@ export class Requester {
     const control = new AttemptControl();
     const timers = new AttemptTimers(control, plan.limits.timeout, signal, {
       idleMs: plan.limits.idleMs,
-      leftMs: plan.deadline - retryClock().now(),
+      leftMs: plan.deadline - plan.clock.now(),
     });
     let response: WireResponse | undefined;
     let body: StreamBody | undefined;
