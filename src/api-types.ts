@@ -9,6 +9,10 @@
  * Completion answers are the exception: servers spell them in many dialects, so only their one
  * normal shape is here, and client/normalise.ts reads every dialect into it.
  *
+ * The types users meet (`Thread`, `ThreadMessage`, `Assistant`, ...) are interfaces extending the
+ * inferred shapes, not aliases of them: TypeScript keeps an interface's name in editors and in
+ * declaration files, where an alias of `z.infer` is expanded field by field.
+ *
  * This module is shared by the client (validating what arrives) and the emulator (validating what
  * it is sent); it must not import anything else from the package but zod-locale.ts (which also
  * says why zod's tree-shakable "mini" API is used).
@@ -105,7 +109,7 @@ export const DeletedSchema = z.looseObject({
   object: z.optional(z.string()),
   deleted: z.boolean(),
 });
-export type Deleted = z.infer<typeof DeletedSchema>;
+export interface Deleted extends z.infer<typeof DeletedSchema> {}
 
 // ---------------------------------------------------------------------------------------------
 // Models
@@ -155,7 +159,7 @@ export const ModelSchema = z.looseObject({
     }),
   ),
 });
-export type Model = z.infer<typeof ModelSchema>;
+export interface Model extends z.infer<typeof ModelSchema> {}
 
 export interface ListPublicModelsRequest {
   page: PageRequest;
@@ -374,7 +378,7 @@ export const ToolSchema = z.looseObject({
   openapiSpec: z.optional(z.string()),
   openapiActionData: z.optional(z.record(z.string(), z.unknown())),
 });
-export type Tool = z.infer<typeof ToolSchema>;
+export interface Tool extends z.infer<typeof ToolSchema> {}
 
 export const ToolResourcesSchema = z.looseObject({
   codeInterpreter: z.optional(z.looseObject({ fileIds: z.optional(z.array(z.string())) })),
@@ -392,7 +396,7 @@ export const ToolResourcesSchema = z.looseObject({
     }),
   ),
 });
-export type ToolResources = z.infer<typeof ToolResourcesSchema>;
+export interface ToolResources extends z.infer<typeof ToolResourcesSchema> {}
 
 // ---------------------------------------------------------------------------------------------
 // Threads and messages
@@ -408,7 +412,7 @@ export const ContentItemSchema = z.looseObject({
   imageFile: z.optional(z.looseObject({ fileId: z.string(), detail: z.optional(z.string()) })),
   imageUrl: z.optional(z.looseObject({ url: z.string(), detail: z.optional(z.string()) })),
 });
-export type ContentItem = z.infer<typeof ContentItemSchema>;
+export interface ContentItem extends z.infer<typeof ContentItemSchema> {}
 
 /** The text of a content item, whichever of the two forms the server used. */
 export function contentItemText(item: ContentItem): string | undefined {
@@ -433,7 +437,7 @@ export const ThreadMessageSchema = z.looseObject({
   runId: z.nullish(z.string()),
   metadata: z.nullish(MetadataSchema),
 });
-export type ThreadMessage = z.infer<typeof ThreadMessageSchema>;
+export interface ThreadMessage extends z.infer<typeof ThreadMessageSchema> {}
 
 /** What is written: a new message (in a create-thread call or the add-message call). */
 export interface ThreadMessageInput {
@@ -459,7 +463,7 @@ export const ThreadSchema = z.looseObject({
   /** Not in the spec's Thread table; sent by the emulator for threads created with one. */
   datasetId: z.nullish(z.string()),
 });
-export type Thread = z.infer<typeof ThreadSchema>;
+export interface Thread extends z.infer<typeof ThreadSchema> {}
 
 export interface CreateThreadRequest {
   messages?: ThreadMessageInput[];
@@ -480,7 +484,7 @@ export const ModelSettingsSchema = z.looseObject({
   temperature: z.optional(z.number()),
   topP: z.optional(z.number()),
 });
-export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
+export interface ModelSettings extends z.infer<typeof ModelSettingsSchema> {}
 
 export const AssistantSchema = z.looseObject({
   id: z.string(),
@@ -497,7 +501,7 @@ export const AssistantSchema = z.looseObject({
   userFilters: z.nullish(z.record(z.string(), z.unknown())),
   createdAt: z.optional(z.union([z.string(), z.number()])),
 });
-export type Assistant = z.infer<typeof AssistantSchema>;
+export interface Assistant extends z.infer<typeof AssistantSchema> {}
 
 export interface CreateAssistantRequest {
   assistantName: string;
@@ -527,7 +531,7 @@ export const DatasetThreadMessagesSchema = z.looseObject({
   messages: z.array(ThreadMessageSchema),
   createdAt: z.optional(z.union([z.string(), z.number()])),
 });
-export type DatasetThreadMessages = z.infer<typeof DatasetThreadMessagesSchema>;
+export interface DatasetThreadMessages extends z.infer<typeof DatasetThreadMessagesSchema> {}
 
 export const ListDatasetThreadsMessagesResponseSchema = z.looseObject({
   threadsMessages: z.array(DatasetThreadMessagesSchema),

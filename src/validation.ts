@@ -37,6 +37,14 @@ export function validateField(kind: SamplingField, field: string, value: unknown
   if (!result.success) throw invalidValue(field, result.error.issues[0]?.message, value);
 }
 
+/** How `parseOrThrow` and `checkField` word their error. */
+export interface ParseOptions {
+  /** Ends the message with "(got <value>)", a short safe description of it (default true). */
+  showValue?: boolean;
+  /** Added at the very end, e.g. where the value came from (" (from STUDIO_BASE_URL)"). */
+  suffix?: (field: string) => string;
+}
+
 /**
  * `value` as `schema` parses it, or a `StudioValidationError` naming the field of the first issue
  * (`fieldName` maps the key it failed at, e.g. to the alias the caller used).
@@ -45,22 +53,53 @@ export function parseOrThrow<T>(
   schema: z.ZodMiniType<T>,
   value: object,
   fieldName: (key: string) => string = (key) => key,
+  options: ParseOptions = {},
 ): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const key = String(issue?.path[0] ?? "options");
-  throw invalidValue(fieldName(key), issue?.message, (value as Record<string, unknown>)[key]);
+  const field = fieldName(key);
+  const shown = (value as Record<string, unknown>)[key];
+  throw invalidValue(field, issue?.message, shown, options);
 }
+
+/**
+ * One field's value as `schema` parses it (`undefined` passes when the schema allows it), or the
+ * `StudioValidationError` naming `field`: the hand checks' `if (bad) throw ...` in one line.
+ */
+export function checkField<T>(
+  field: string,
+  schema: z.ZodMiniType<T>,
+  value: unknown,
+  options: ParseOptions = {},
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw invalidValue(field, result.error.issues[0]?.message, value, options);
+}
+
+/** An integer of at least `min`, worded as the hand checks word it. */
+export function integerAtLeast(min: number) {
+  const error = `must be an integer of at least ${min}`;
+  return z.number({ error }).check(z.int({ error }), z.gte(min, { error }));
+}
+
+/** A string with at least one character. */
+export const nonEmptyString = z
+  .string({ error: "must be a non-empty string" })
+  .check(z.minLength(1, { error: "must be a non-empty string" }));
 
 function invalidValue(
   field: string,
   message: string | undefined,
   value: unknown,
+  options: ParseOptions = {},
 ): StudioValidationError {
+  const got = options.showValue === false ? "" : ` (got ${describeValue(value)})`;
   return new StudioValidationError(
     field,
-    `${message ?? "is invalid"} (got ${describeValue(value)})`,
+    `${message ?? "is invalid"}${got}${options.suffix?.(field) ?? ""}`,
   );
 }
 

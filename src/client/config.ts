@@ -5,10 +5,14 @@
  * addresses and keys fail later, at the first call that needs them, because some calls need
  * neither (listing public models needs no key, a chat-only client never needs `baseUrl`).
  */
-import type { Dispatcher } from "undici";
 import { registerSecret, StudioConfigError } from "../errors";
 import { DEFAULT_SERVICE_KEY_HEADER, lowerCaseHeaders } from "./headers";
-import { type FetchLike, parseClientOptions, type StudioClientOptions } from "./options";
+import {
+  CLIENT_OPTION_NAMES,
+  type ClientOptionName,
+  parseClientOptions,
+  type StudioClientOptions,
+} from "./options";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /**
@@ -41,26 +45,45 @@ export interface Endpoint {
   readonly prefix: string;
 }
 
-export interface ResolvedConfig {
-  readonly apiKey: string | undefined;
-  readonly orgId: string | undefined;
-  /** Lower-case. */
-  readonly serviceKeyHeader: string;
-  readonly rpcPathPrefix: string;
-  readonly studio: Endpoint | undefined;
-  readonly proxy: Endpoint | undefined;
-  readonly timeout: number;
-  /** Undefined: the (per-call) `timeout` is used. */
-  readonly streamIdleTimeout: number | undefined;
-  /** The longest a whole stream may take, retries included. */
-  readonly streamTimeout: number;
-  readonly maxRetries: number;
-  readonly maxResponseBytes: number;
-  readonly defaultHeaders: Record<string, string>;
-  readonly dispatcher: Dispatcher | undefined;
-  readonly connections: number;
-  readonly fetch: FetchLike | undefined;
-}
+type ParsedOptions = ReturnType<typeof parseClientOptions>;
+
+/**
+ * The default of every option that has one. `streamTimeout`'s is the longer of this and
+ * `timeout`; `streamIdleTimeout` has none (unset, the per-call `timeout` counts), nor do the key,
+ * the org id, the addresses and the live objects.
+ */
+const DEFAULTS = {
+  serviceKeyHeader: DEFAULT_SERVICE_KEY_HEADER,
+  rpcPathPrefix: DEFAULT_RPC_PATH_PREFIX,
+  timeout: DEFAULT_TIMEOUT_MS,
+  streamTimeout: DEFAULT_STREAM_TIMEOUT_MS,
+  maxRetries: DEFAULT_MAX_RETRIES,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  defaultHeaders: {},
+  connections: DEFAULT_CONNECTIONS,
+} satisfies { [K in keyof ParsedOptions]?: NonNullable<ParsedOptions[K]> };
+
+type Defaulted = keyof typeof DEFAULTS;
+
+/** The options the config holds in another form: the addresses, split for the transports. */
+type Converted = "baseUrl" | "proxyUrl";
+
+/**
+ * The client's settings after defaults and the environment: derived from the options schema
+ * (client/options.ts) and `DEFAULTS`, so an option added to the schema is here without an edit.
+ * An option with a default is always set; the others may be undefined. `serviceKeyHeader` and the
+ * names of `defaultHeaders` are lower-case.
+ */
+export type ResolvedConfig = Readonly<
+  { [K in Exclude<keyof ParsedOptions, Defaulted | Converted>]-?: ParsedOptions[K] | undefined } & {
+    [K in Defaulted]-?: NonNullable<ParsedOptions[K]>;
+  } & {
+    /** `baseUrl`, split. */
+    studio: Endpoint | undefined;
+    /** `proxyUrl`, split. */
+    proxy: Endpoint | undefined;
+  }
+>;
 
 function env(name: string): string | undefined {
   // `process` is absent on some edge runtimes that the fetch transport targets.
@@ -91,23 +114,20 @@ export function resolveConfig(options: StudioClientOptions): ResolvedConfig {
       : "",
   );
   registerSecret(o.apiKey);
+  const given: Partial<Record<ClientOptionName, unknown>> = o;
+  const defaults: Partial<Record<ClientOptionName, unknown>> = DEFAULTS;
+  // Every option in the schema, from the list `ResolvedConfig` is derived from with the same rule.
+  const values: Partial<Record<ClientOptionName, unknown>> = {};
+  for (const name of CLIENT_OPTION_NAMES) values[name] = given[name] ?? defaults[name];
+  const { baseUrl, proxyUrl, ...settings } = values as Omit<ResolvedConfig, "studio" | "proxy"> &
+    Pick<ParsedOptions, Converted>;
   return {
-    apiKey: o.apiKey,
-    orgId: o.orgId,
-    serviceKeyHeader: o.serviceKeyHeader?.toLowerCase() ?? DEFAULT_SERVICE_KEY_HEADER,
-    rpcPathPrefix: o.rpcPathPrefix ?? DEFAULT_RPC_PATH_PREFIX,
-    studio: o.baseUrl === undefined ? undefined : toEndpoint(o.baseUrl),
-    proxy: o.proxyUrl === undefined ? undefined : toEndpoint(o.proxyUrl),
-    timeout: o.timeout ?? DEFAULT_TIMEOUT_MS,
-    streamIdleTimeout: o.streamIdleTimeout,
-    streamTimeout:
-      o.streamTimeout ?? Math.max(DEFAULT_STREAM_TIMEOUT_MS, o.timeout ?? DEFAULT_TIMEOUT_MS),
-    maxRetries: o.maxRetries ?? DEFAULT_MAX_RETRIES,
-    maxResponseBytes: o.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    defaultHeaders: lowerCaseHeaders(o.defaultHeaders),
-    dispatcher: o.dispatcher,
-    connections: o.connections ?? DEFAULT_CONNECTIONS,
-    fetch: o.fetch,
+    ...settings,
+    serviceKeyHeader: settings.serviceKeyHeader.toLowerCase(),
+    defaultHeaders: lowerCaseHeaders(settings.defaultHeaders),
+    streamTimeout: o.streamTimeout ?? Math.max(DEFAULT_STREAM_TIMEOUT_MS, settings.timeout),
+    studio: baseUrl === undefined ? undefined : toEndpoint(baseUrl),
+    proxy: proxyUrl === undefined ? undefined : toEndpoint(proxyUrl),
   };
 }
 

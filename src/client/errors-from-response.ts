@@ -139,6 +139,7 @@ export function apiErrorFromResponse(
     serverMessage: message ?? `no error message in the response (HTTP ${response.status})`,
     code,
     hint: wrongAddress ? wrongAddressHint(sent) : undefined,
+    wrongAddress: wrongAddress ? sent.option : undefined,
     requestId: headers["x-request-id"] ?? headers["request-id"],
     headers,
     body,

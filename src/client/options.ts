@@ -11,6 +11,7 @@
 import type { Dispatcher } from "undici";
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { parseOrThrow } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import {
   DEFAULT_SERVICE_KEY_HEADER,
@@ -60,6 +61,33 @@ const addressSchema = z.string({ error: "must be a string" }).check((ctx) => {
       message: "must not contain a query, a fragment or credentials",
     });
   }
+});
+
+/**
+ * Paths a newcomer copies into the inference address from other APIs' docs: the client appends
+ * `/chat/completions` (or `/text/completions`) itself, and the spec's inference paths carry no
+ * version segment, so either would be sent twice or where no route is.
+ */
+const COPIED_INFERENCE_PATH = /(?:\/v1|\/(?:chat|text)\/completions|\/completions)+\/*$/;
+
+const proxyAddressSchema = addressSchema.check((ctx) => {
+  if (!URL.canParse(ctx.value)) return;
+  const url = new URL(ctx.value);
+  const copied = url.pathname.match(COPIED_INFERENCE_PATH)?.[0];
+  if (copied === undefined) return;
+  const kept = url.pathname.slice(0, url.pathname.length - copied.length);
+  const suggestion = `${url.origin}${kept}`;
+  const why = [
+    copied.includes("/v1") ? "the inference paths carry no version segment" : "",
+    copied.includes("completions") ? "the client appends /chat/completions itself" : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  ctx.issues.push({
+    code: "custom",
+    input: ctx.value,
+    message: `ends in "${copied.replace(/\/+$/, "")}": drop the path (${why}); use ${suggestion}`,
+  });
 });
 
 // Header values are checked before sending: anything else fails inside the transport instead,
@@ -133,7 +161,7 @@ const clientOptionsSchema = z.object({
   /** Studio address (threads, assistants, models, datasets). Env: `STUDIO_BASE_URL`. */
   baseUrl: z.optional(addressSchema),
   /** Inference address (chat and text completions). Env: `STUDIO_PROXY_URL`. */
-  proxyUrl: z.optional(addressSchema),
+  proxyUrl: z.optional(proxyAddressSchema),
   /** Overall request timeout in ms (default 60000). */
   timeout: z.optional(timeoutSchema),
   /** Longest wait between two complete stream events in ms (default: `timeout`). */
@@ -259,7 +287,10 @@ export function parseClientOptions(
   options: unknown,
   suffix: (option: string) => string,
 ): z.output<typeof clientOptionsSchema> {
-  return parseOrThrow(checkedClientOptionsSchema, options, suffix);
+  return parseOrThrow(checkedClientOptionsSchema, options as object, undefined, {
+    showValue: false,
+    suffix,
+  });
 }
 
 /**
@@ -270,20 +301,8 @@ export function checkRequestOptions(
   options: RequestOptions,
   serviceKeyHeader: string = DEFAULT_SERVICE_KEY_HEADER,
 ): void {
-  parseOrThrow(requestOptionsSchema, options, () => "");
+  parseOrThrow(requestOptionsSchema, options, undefined, { showValue: false });
   if (options.headers === undefined || serviceKeyHeader === DEFAULT_SERVICE_KEY_HEADER) return;
   const problem = headersProblem(options.headers, serviceKeyHeader);
   if (problem !== undefined) throw new StudioValidationError("headers", problem);
-}
-
-function parseOrThrow<T>(
-  schema: z.ZodMiniType<T>,
-  value: unknown,
-  suffix: (option: string) => string,
-): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const option = String(issue?.path[0] ?? "options");
-  throw new StudioValidationError(option, `${issue?.message ?? "is invalid"}${suffix(option)}`);
 }

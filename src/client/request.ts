@@ -1,36 +1,26 @@
 /**
- * The one request path every method goes through: config checks, headers, the attempt loop with
- * retries, timeouts and abort, status handling and response validation; and its streaming twin.
+ * The one request path every method goes through: config checks, headers, the one retry loop,
+ * one attempt of a plain call, and one attempt of a stream (read until the first token inside the
+ * retry loop, the rest outside it).
  */
 import type * as z from "zod/v4/mini";
-import {
-  StudioAPIError,
-  StudioError,
-  StudioResponseError,
-  StudioStreamError,
-  StudioTimeoutError,
-  StudioValidationError,
-} from "../errors";
+import { StudioAPIError, StudioStreamError, StudioValidationError } from "../errors";
+import { type AttemptLimits, attemptFailure, closedError } from "./attempt-failure";
+import { AttemptTimers } from "./attempt-timers";
+import { type RetryClock, retryClock } from "./clock";
 import { type Endpoint, missingKeyError, type ResolvedConfig, requireEndpoint } from "./config";
-import type { BodyReader } from "./engine";
-import {
-  type AddressUsed,
-  apiErrorFromResponse,
-  connectionError,
-  describeChain,
-  redirectError,
-} from "./errors-from-response";
+import { type AddressUsed, apiErrorFromResponse, redirectError } from "./errors-from-response";
 import { type AuthKind, buildHeaderSets, type HeaderSets, withCallHeaders } from "./headers";
 import { checkRequestOptions, type RequestOptions } from "./options";
-import { abortReason, type RetryClass, retryDelay, shouldRetry, sleep } from "./retry";
-import { DONE, parsePayload, SKIP, SSEDecoder, type SSEEvent } from "./sse";
+import { abortReason, type RetryClass, retryDelay, shouldRetry } from "./retry";
+import { DONE, parsePayload, SKIP } from "./sse";
 import { ChoiceTracker, type ChunkReader, carriesToken } from "./stream";
+import { StreamBody } from "./stream-body";
 import {
   AttemptControl,
   ERROR_BODY_LIMIT,
   type HttpMethod,
   isSuccess,
-  ResponseTooLargeError,
   Transport,
   type TransportRequest,
   type WireResponse,
@@ -56,70 +46,6 @@ export interface CallSpec<T> {
   readonly pathKind: PathKind;
 }
 
-// Abort reasons of the client's own timers; never thrown to callers.
-const TIMEOUT = new Error("langchain-studio: request timeout");
-const IDLE = new Error("langchain-studio: stream idle timeout");
-const STREAM_TIMEOUT = new Error("langchain-studio: stream timeout");
-
-function abortForTimeout(control: AttemptControl): void {
-  control.abort(TIMEOUT);
-}
-
-function linkSignal(signal: AbortSignal, control: AttemptControl): () => void {
-  const onAbort = () => control.abort(abortReason(signal));
-  if (signal.aborted) onAbort();
-  else signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
-}
-
-/**
- * The stream idle clock: `ms` of waiting for the server between two complete events. It runs only
- * while the client waits for a read (not while the consumer holds a chunk), and only a complete
- * event winds it back up: bytes that complete none (a trickle, blank lines, comments) do not.
- */
-class IdleClock {
-  readonly #control: AttemptControl;
-  readonly #ms: number;
-  #left: number;
-  #since = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-
-  constructor(control: AttemptControl, ms: number) {
-    this.#control = control;
-    this.#ms = ms;
-    this.#left = ms;
-  }
-
-  /** Before a read. */
-  wait(): void {
-    this.#since = Date.now();
-    this.#timer = setTimeout(abortForIdle, Math.max(0, this.#left), this.#control);
-  }
-
-  /** After a read: the time it took is spent. */
-  pause(): void {
-    clearTimeout(this.#timer);
-    this.#left -= Date.now() - this.#since;
-  }
-
-  /** A complete event arrived. */
-  event(): void {
-    this.#left = this.#ms;
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer);
-  }
-}
-
-function abortForIdle(control: AttemptControl): void {
-  control.abort(IDLE);
-}
-
-function abortForStreamTimeout(control: AttemptControl): void {
-  control.abort(STREAM_TIMEOUT);
-}
-
 type ChoiceOf = { index: number; finish_reason?: string | null | undefined };
 
 /** How many choices a request asks for (`n`, default 1). */
@@ -128,30 +54,26 @@ function expectedChoices(body: unknown): number {
   return typeof n === "number" && Number.isInteger(n) && n > 1 ? n : 1;
 }
 
-/** After `[DONE]`, the rest of the body (normally nothing) is read briefly so the socket is reused. */
-const DRAIN_GRACE_MS = 1000;
-const DRAIN_LIMIT_BYTES = 64 * 1024;
-
-function drain(reader: BodyReader): void {
-  const timer = setTimeout(() => reader.cancel().catch(noop), DRAIN_GRACE_MS);
-  let size = 0;
-  const next = (): void => {
-    reader.read().then(
-      ({ done, value }) => {
-        size += value?.byteLength ?? 0;
-        if (done) clearTimeout(timer);
-        else if (size > DRAIN_LIMIT_BYTES) {
-          clearTimeout(timer);
-          reader.cancel().catch(noop);
-        } else next();
-      },
-      () => clearTimeout(timer),
-    );
-  };
-  next();
+/** What one stream runs under, retries included. */
+interface StreamPlan {
+  readonly limits: AttemptLimits;
+  /** The clock the retries wait on, and the deadline is read from. */
+  readonly clock: RetryClock;
+  /** When `streamTimeout` runs out, on that clock. */
+  readonly deadline: number;
+  /** Choices the request asked for (`n`). */
+  readonly choices: number;
 }
 
-function noop(): void {}
+/**
+ * A stream that got past the point where it may be retried: the chunks up to its first token
+ * (they carry nothing a consumer shows, so a retry never showed any), and the attempt still
+ * reading; or, for a stream that ended before any token, all its chunks and no attempt.
+ */
+interface StartedStream<T> {
+  readonly held: T[];
+  readonly rest: AsyncGenerator<T, void, undefined> | undefined;
+}
 
 function addressOf(endpoint: Endpoint): string {
   return endpoint.origin + endpoint.prefix;
@@ -168,12 +90,6 @@ function toJson(body: unknown): string {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StudioValidationError("body", `cannot be sent as JSON (${reason})`);
   }
-}
-
-function closedError(): StudioError {
-  return new StudioError(
-    "This StudioClient is closed (close() was called); create a new client to make more calls.",
-  );
 }
 
 export class Requester {
@@ -199,7 +115,7 @@ export class Requester {
     return this.#closing;
   }
 
-  /** A non-streaming call: at most `1 + maxRetries` attempts. */
+  /** A non-streaming call: at most `1 + maxRetries` attempts. Every failure rejects; none throws. */
   async call<T>(
     spec: CallSpec<T>,
     path: string,
@@ -207,17 +123,10 @@ export class Requester {
     options: RequestOptions | undefined,
   ): Promise<T> {
     const request = this.#prepare(spec, path, body, options, false);
-    const maxRetries = options?.maxRetries ?? this.config.maxRetries;
     const timeout = options?.timeout ?? this.config.timeout;
-    const signal = options?.signal;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#attempt(spec, request, timeout, signal);
-      } catch (error) {
-        if (attempt >= maxRetries || !shouldRetry(error, spec.retryClass)) throw error;
-        await sleep(retryDelay(attempt, retryAfterHeader(error)), signal);
-      }
-    }
+    return this.#retrying(spec, options, () =>
+      this.#attempt(spec, request, timeout, options?.signal),
+    );
   }
 
   /**
@@ -237,172 +146,177 @@ export class Requester {
   ): AsyncGenerator<T, void, undefined> {
     const payload = body();
     const request = this.#prepare(spec, path, payload, options, true);
-    const maxRetries = options?.maxRetries ?? this.config.maxRetries;
     const signal = options?.signal;
-    const limits: StreamLimits = {
-      timeout: options?.timeout ?? this.config.timeout,
-      idleMs: this.config.streamIdleTimeout ?? options?.timeout ?? this.config.timeout,
-      streamMs: this.config.streamTimeout,
-      deadline: Date.now() + this.config.streamTimeout,
+    const clock = retryClock();
+    const timeout = options?.timeout ?? this.config.timeout;
+    const plan: StreamPlan = {
+      limits: {
+        timeout,
+        idleMs: this.config.streamIdleTimeout ?? timeout,
+        streamMs: this.config.streamTimeout,
+      },
+      clock,
+      deadline: clock.now() + this.config.streamTimeout,
       choices: expectedChoices(payload),
     };
-    for (let attempt = 0; ; attempt++) {
-      let flowing = false;
+    const started = await this.#retrying(
+      spec,
+      options,
+      () => untilFirstToken(this.#streamAttempt(spec, request, makeReader, plan, signal)),
+      () => clock.now() < plan.deadline,
+    );
+    try {
+      for (const chunk of started.held) {
+        yield chunk;
+        // Chunks decoded before the abort are not handed out after it.
+        if (signal?.aborted) throw abortReason(signal);
+      }
+      if (started.rest === undefined) return;
+      for await (const chunk of started.rest) {
+        yield chunk;
+        if (signal?.aborted) throw abortReason(signal);
+      }
+    } finally {
+      // The consumer stopped early (or an abort did): the attempt ends and frees its connection.
+      await started.rest?.return();
+    }
+  }
+
+  /**
+   * The one retry loop: `attempt` until it succeeds, or its failure is not retryable, the retries
+   * are spent or `inTime` says the call's time is up. Between two attempts it waits
+   * `retryDelay` (the server's `Retry-After`, else the backoff) on the retry clock.
+   */
+  async #retrying<T>(
+    spec: CallSpec<unknown>,
+    options: RequestOptions | undefined,
+    attempt: () => Promise<T>,
+    inTime: () => boolean = () => true,
+  ): Promise<T> {
+    const maxRetries = options?.maxRetries ?? this.config.maxRetries;
+    const signal = options?.signal;
+    const clock = retryClock();
+    for (let retry = 0; ; retry++) {
+      // close() may have come during a retry's backoff.
+      if (this.#closed) throw closedError();
       try {
-        for await (const chunk of this.#streamAttempt(spec, request, makeReader, limits, signal)) {
-          flowing = true;
-          yield chunk;
-          // Chunks decoded before the abort are not handed out after it.
-          if (signal?.aborted) throw abortReason(signal);
-        }
-        return;
+        return await attempt();
       } catch (error) {
-        if (
-          flowing ||
-          attempt >= maxRetries ||
-          Date.now() >= limits.deadline ||
-          !shouldRetry(error, spec.retryClass)
-        ) {
-          throw error;
-        }
-        await sleep(retryDelay(attempt, retryAfterHeader(error)), signal);
+        if (retry >= maxRetries || !inTime() || !shouldRetry(error, spec.retryClass)) throw error;
+        await clock.sleep(retryDelay(retry, retryAfterHeader(error)), signal);
       }
     }
   }
 
+  /** One attempt of a plain call: the answer parsed by the call's schema, or the typed error. */
+  async #attempt<T>(
+    spec: CallSpec<T>,
+    request: TransportRequest,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const control = new AttemptControl();
+    const timers = new AttemptTimers(control, timeout, signal);
+    try {
+      const response = await this.#send(spec, request, control, false);
+      const text = await response.text(this.config.maxResponseBytes);
+      return parseResponse(spec.schema, text, spec.name, spec.method, request.path);
+    } catch (error) {
+      throw this.#failure(error, spec, request, control, signal, false, {
+        timeout,
+        idleMs: timeout,
+        streamMs: 0,
+      });
+    } finally {
+      timers.stop();
+    }
+  }
+
+  /**
+   * One attempt of a stream: each chunk as it is decoded, then the check that the chunks made a
+   * whole answer (every choice finished or `[DONE]`, `n` choices).
+   */
   async *#streamAttempt<T extends { choices: readonly ChoiceOf[] }>(
     spec: CallSpec<unknown>,
     request: TransportRequest,
     makeReader: (path: string) => ChunkReader<T>,
-    limits: StreamLimits,
+    plan: StreamPlan,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<T, void, undefined> {
-    // close() may have come during a retry's backoff.
-    if (this.#closed) throw closedError();
     const path = request.path;
     const control = new AttemptControl();
-    const headersTimer = setTimeout(abortForTimeout, limits.timeout, control);
-    const streamTimer = setTimeout(
-      abortForStreamTimeout,
-      Math.max(0, limits.deadline - Date.now()),
-      control,
-    );
-    const idle = new IdleClock(control, limits.idleMs);
-    let unlink: (() => void) | undefined;
-    // However the attempt ends (the caller's signal, a timer), its timers end with it, at once: a
-    // consumer that drops the stream while holding a chunk (LangChain does when its signal
-    // aborts) never resumes this generator, so its `finally` would never run.
-    control.signal.addEventListener(
-      "abort",
-      () => this.#stopTimers(headersTimer, streamTimer, idle, unlink),
-      { once: true },
-    );
-    unlink = signal === undefined ? undefined : linkSignal(signal, control);
+    const timers = new AttemptTimers(control, plan.limits.timeout, signal, {
+      idleMs: plan.limits.idleMs,
+      leftMs: plan.deadline - plan.clock.now(),
+    });
     let response: WireResponse | undefined;
-    let reader: BodyReader | undefined;
-    let over = false;
+    let body: StreamBody | undefined;
     try {
-      response = await this.transport.send(request, control);
-      if (!isSuccess(response.status)) {
-        let text = "";
-        if (response.status < 300 || response.status >= 400) {
-          text = await response.text(ERROR_BODY_LIMIT, true).catch(() => "");
-        }
-        throw this.#statusError(response, spec, request, text);
-      }
-      // `timeout` covers the wait for the headers; from here on the idle clock counts.
-      clearTimeout(headersTimer);
-      reader = response.body ?? undefined;
-      const decoder = new SSEDecoder();
+      response = await this.#send(spec, request, control, true);
+      timers.headersArrived();
+      body = new StreamBody(
+        response.body ?? undefined,
+        timers.idle!,
+        this.config.maxResponseBytes,
+        path,
+      );
       const chunks = makeReader(path);
       const tracker = new ChoiceTracker();
-      const held: T[] = [];
-      let flowing = false;
       let sawDone = false;
-      /** Bytes read since the last complete event: one event may not grow past the cap. */
-      let pending = 0;
-      while (!over) {
-        let events: SSEEvent[];
-        let result: Awaited<ReturnType<BodyReader["read"]>> | undefined;
-        if (reader) {
-          idle.wait();
-          result = await reader.read();
-          idle.pause();
-        }
-        if (!result || result.done) {
-          over = true;
-          events = decoder.end();
-        } else {
-          const bytes = result.value ?? new Uint8Array(0);
-          events = decoder.decode(bytes);
-          if (events.length > 0) {
-            idle.event();
-            pending = decoder.pending;
-          } else {
-            pending += bytes.byteLength;
-          }
-          if (pending > this.config.maxResponseBytes) {
-            throw new StudioStreamError(
-              path,
-              `one event grew past maxResponseBytes (${this.config.maxResponseBytes} bytes) without ending; the stream was abandoned. Raise the maxResponseBytes option if such events are expected.`,
-            );
-          }
-        }
-        for (const event of events) {
+      while (!body.ended) {
+        for (const event of await body.read()) {
           const payload = parsePayload(event, path, spec.method);
           if (payload === SKIP) continue;
           if (payload === DONE) {
             sawDone = true;
-            over = true;
+            body.finish();
             break;
           }
           const chunk = chunks.read(payload);
           tracker.observe(chunk.choices);
-          if (flowing) {
-            yield chunk;
-          } else {
-            held.push(chunk);
-            if (carriesToken(chunk)) {
-              flowing = true;
-              while (held.length > 0) yield held.shift()!;
-            }
-          }
+          yield chunk;
         }
       }
-      // Over: the socket goes back to the pool and the timers stop before the last chunks are
+      // Over: the socket went back to the pool and the timers stop before the last chunks are
       // handed out, not after the consumer is through with them.
-      if (reader && sawDone) drain(reader);
-      reader = undefined;
-      this.#stopTimers(headersTimer, streamTimer, idle, unlink);
-      const missing = tracker.incomplete(sawDone, limits.choices);
-      if (missing) {
-        const type = response.header("content-type");
-        const hint =
-          type && !type.includes("event-stream")
-            ? ` (the answer was ${type}, not text/event-stream)`
-            : "";
-        throw new StudioStreamError(path, missing + hint);
-      }
-      while (held.length > 0) yield held.shift()!;
+      timers.stop();
+      const missing = tracker.incomplete(sawDone, plan.choices);
+      if (missing) throw new StudioStreamError(path, missing + contentTypeHint(response));
     } catch (error) {
-      throw this.#failure(error, spec, path, control, signal, limits, response !== undefined);
+      throw this.#failure(
+        error,
+        spec,
+        request,
+        control,
+        signal,
+        response !== undefined,
+        plan.limits,
+      );
     } finally {
-      this.#stopTimers(headersTimer, streamTimer, idle, unlink);
-      if (reader) reader.cancel().catch(noop);
-      else if (!over) response?.cancel();
+      timers.stop();
+      // Left before its end: the body's reader is cancelled, else the response.
+      if (!body?.ended && !body?.cancel()) response?.cancel();
     }
   }
 
-  #stopTimers(
-    headersTimer: ReturnType<typeof setTimeout>,
-    streamTimer: ReturnType<typeof setTimeout>,
-    idle: IdleClock,
-    unlink: (() => void) | undefined,
-  ): void {
-    clearTimeout(headersTimer);
-    clearTimeout(streamTimer);
-    idle.stop();
-    unlink?.();
+  /** Sends one attempt's request: the response when its status is a success, else its error. */
+  async #send(
+    spec: CallSpec<unknown>,
+    request: TransportRequest,
+    control: AttemptControl,
+    stream: boolean,
+  ): Promise<WireResponse> {
+    const response = await this.transport.send(request, control);
+    if (isSuccess(response.status)) return response;
+    let text = "";
+    if (response.status < 300 || response.status >= 400) {
+      const reading = response.text(ERROR_BODY_LIMIT, true);
+      // A stream's error body is best effort: its status says enough.
+      text = stream ? await reading.catch(() => "") : await reading;
+    } else {
+      response.cancel();
+    }
+    throw this.#statusError(response, spec, request, text);
   }
 
   #prepare(
@@ -435,38 +349,25 @@ export class Requester {
     };
   }
 
-  async #attempt<T>(
-    spec: CallSpec<T>,
+  #failure(
+    error: unknown,
+    spec: CallSpec<unknown>,
     request: TransportRequest,
-    timeout: number,
+    control: AttemptControl,
     signal: AbortSignal | undefined,
-  ): Promise<T> {
-    // close() may have come during a retry's backoff.
-    if (this.#closed) throw closedError();
-    const control = new AttemptControl();
-    const timer = setTimeout(abortForTimeout, timeout, control);
-    const unlink = signal === undefined ? undefined : linkSignal(signal, control);
-    let response: WireResponse | undefined;
-    try {
-      response = await this.transport.send(request, control);
-      if (!isSuccess(response.status)) {
-        let text = "";
-        if (response.status < 300 || response.status >= 400) {
-          text = await response.text(ERROR_BODY_LIMIT, true);
-        } else {
-          response.cancel();
-        }
-        throw this.#statusError(response, spec, request, text);
-      }
-      const text = await response.text(this.config.maxResponseBytes);
-      return parseResponse(spec.schema, text, spec.name, spec.method, request.path);
-    } catch (error) {
-      const limits = { timeout, idleMs: timeout, streamMs: 0, deadline: 0, choices: 1 };
-      throw this.#failure(error, spec, request.path, control, signal, limits, false);
-    } finally {
-      clearTimeout(timer);
-      unlink?.();
-    }
+    streaming: boolean,
+    limits: AttemptLimits,
+  ): Error {
+    return attemptFailure(error, {
+      name: spec.name,
+      method: spec.method,
+      path: request.path,
+      control,
+      signal,
+      limits,
+      closed: this.#closed,
+      streaming,
+    });
   }
 
   #statusError(
@@ -495,56 +396,28 @@ export class Requester {
       remoteCall: spec.pathKind === "rpc",
     };
   }
+}
 
-  /**
-   * What a failed attempt throws, whatever happened. `streaming`: a stream's body had begun, so
-   * a lost connection cut the answer rather than failing to reach the server.
-   */
-  #failure(
-    error: unknown,
-    spec: CallSpec<unknown>,
-    path: string,
-    control: AttemptControl,
-    signal: AbortSignal | undefined,
-    limits: StreamLimits,
-    streaming: boolean,
-  ): Error {
-    if (signal?.aborted) return abortReason(signal);
-    const reason = control.reason;
-    if (reason === TIMEOUT) return new StudioTimeoutError(spec.method, path, limits.timeout);
-    if (reason === IDLE) return new StudioTimeoutError(spec.method, path, limits.idleMs, "event");
-    if (reason === STREAM_TIMEOUT)
-      return new StudioTimeoutError(spec.method, path, limits.streamMs, "stream");
-    if (error instanceof StudioError) return error;
-    if (error instanceof ResponseTooLargeError) {
-      return new StudioResponseError(
-        spec.method,
-        path,
-        `${spec.name} got a body larger than maxResponseBytes (${error.limit} bytes). Raise the maxResponseBytes option if this is expected.`,
-      );
-    }
-    if (this.#closed) return closedError();
-    if (streaming) {
-      return new StudioStreamError(
-        path,
-        `the connection was lost mid-stream (${describeChain(error)}); the answer is incomplete`,
-        { cause: error },
-      );
-    }
-    return connectionError(error, spec.method, path, control.responseStarted);
+/**
+ * Reads a stream attempt until its first token (or its end), holding back the chunks before it:
+ * until then a failure may still be retried, since the consumer has seen nothing.
+ */
+async function untilFirstToken<T extends Parameters<typeof carriesToken>[0]>(
+  attempt: AsyncGenerator<T, void, undefined>,
+): Promise<StartedStream<T>> {
+  const held: T[] = [];
+  for (;;) {
+    const next = await attempt.next();
+    if (next.done) return { held, rest: undefined };
+    held.push(next.value);
+    if (carriesToken(next.value)) return { held, rest: attempt };
   }
 }
 
-interface StreamLimits {
-  /** Wait for the response headers. */
-  readonly timeout: number;
-  /** Wait between two complete events. */
-  readonly idleMs: number;
-  /** The whole stream, retries included; `deadline` is when it runs out. */
-  readonly streamMs: number;
-  readonly deadline: number;
-  /** Choices the request asked for (`n`). */
-  readonly choices: number;
+/** Why a stream's answer may be cut: it was not a stream at all. */
+function contentTypeHint(response: WireResponse): string {
+  const type = response.header("content-type");
+  return type && !type.includes("event-stream")
+    ? ` (the answer was ${type}, not text/event-stream)`
+    : "";
 }
-
-/** `streamTimeout` ran out: the stream as a whole took too long, however lively it was. */

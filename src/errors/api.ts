@@ -21,6 +21,8 @@ export interface StudioAPIErrorInit {
   retryAfterMs?: number | undefined;
   /** What to do, in place of the status's usual advice (starts with ". "). */
   hint?: string | undefined;
+  /** The option whose address has no such route (a 404 on a path that holds no id). */
+  wrongAddress?: "baseUrl" | "proxyUrl" | undefined;
 }
 
 /**
@@ -51,6 +53,13 @@ export class StudioAPIError extends StudioError {
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
+  /**
+   * Set on a 404 at a path that holds no id (a listing, a create, a completion): no resource can
+   * be missing there, so the address in this option is wrong (often baseUrl and proxyUrl
+   * swapped). Code that reads a 404 as "the service lacks this feature" and falls back must not
+   * take this one: the call never reached the service's API.
+   */
+  readonly wrongAddress: "baseUrl" | "proxyUrl" | undefined;
   /** LangChain's code for the failure (401: `MODEL_AUTHENTICATION`, 429: `MODEL_RATE_LIMIT`). */
   declare readonly lc_error_code?: LangChainErrorCodes;
 
@@ -69,6 +78,7 @@ export class StudioAPIError extends StudioError {
     this.path = redactText(init.path);
     this.headers = redactDeep(init.headers ?? {}) as Record<string, string>;
     this.body = redactDeep(init.body);
+    this.wrongAddress = init.wrongAddress;
   }
 
   /** Picks the subclass for the status family. */

@@ -63,6 +63,8 @@ export function mayHoldUnscopedSession(thread: Thread): boolean {
 export function refusesDataset(error: unknown): boolean {
   return (
     error instanceof StudioAPIError &&
+    // A 404 that blames the address (baseUrl and proxyUrl swapped) is no refusal: no fallback.
+    error.wrongAddress === undefined &&
     (error.status === 400 || error.status === 404 || error.status === 422)
   );
 }

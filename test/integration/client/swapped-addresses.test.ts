@@ -4,7 +4,9 @@
  * path that holds no id, that can only mean the wrong address, and the error names the likely swap.
  * A 404 that can be about a missing resource (an id, a model) does not blame the address.
  */
-import { describe, expect, it } from "vitest";
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it, vi } from "vitest";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
 import { StudioNotFoundError } from "../../../src/errors";
@@ -72,6 +74,38 @@ describe("swapped addresses", () => {
     expect(error.message).toContain("baseUrl and proxyUrl may be swapped");
   });
 
+  it("the error marks the address it blames (wrongAddress), for code that falls back on a 404", async () => {
+    const error = await failure(swapped().listThreads());
+    expect(error.wrongAddress).toBe("baseUrl");
+    const completion = await failure(
+      swapped().chatCompletion({ model: "studio/echo-small", messages }),
+    );
+    expect(completion.wrongAddress).toBe("proxyUrl");
+  });
+
+  it("is named before any fallback: a session history warns nothing and fails naming the swap", async () => {
+    const { apiKey, baseUrl, proxyUrl } = emulator.handle;
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const history = new StudioChatMessageHistory({
+        apiKey,
+        baseUrl: proxyUrl,
+        proxyUrl: baseUrl,
+        maxRetries: 0,
+        sessionId: "swapped-session",
+      });
+      const error = await history.addMessage(new HumanMessage("hi")).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain("baseUrl and proxyUrl may be swapped");
+      // Not "the service refused a dataset id ... falls back to listing every thread".
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it("with one address set, says which address is wrong without guessing a swap", async () => {
     const { apiKey, proxyUrl } = emulator.handle;
     const client = new StudioClient({ apiKey, baseUrl: proxyUrl, maxRetries: 0 });
@@ -88,6 +122,7 @@ describe("a 404 about a resource does not blame the address", () => {
     const error = await failure(client.getThread("thread_does_not_exist"));
     expect(error.message).not.toContain("swapped");
     expect(error.message).not.toContain("has no such path");
+    expect(error.wrongAddress).toBeUndefined();
   });
 
   it("an unknown model at the right address", async () => {

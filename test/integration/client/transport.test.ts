@@ -13,7 +13,11 @@ import {
   StudioStreamError,
   StudioTimeoutError,
 } from "../../../src/errors";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 import { sendJson, startServer, type TestServer, waitFor } from "./server";
+
+// The pauses between retries pass on the retry clock, at once.
+useInstantRetries();
 
 const KEY = "sk-integration-key-9876543210";
 const CHAT = {

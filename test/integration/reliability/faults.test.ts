@@ -13,8 +13,12 @@ import { StudioClient } from "../../../src/client";
 import { type EmulatorHandle, type FaultSpec, startEmulator } from "../../../src/emulator";
 import { FaultInjector } from "../../../src/emulator/faults";
 import { StudioStreamError } from "../../../src/errors";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 
 const MODEL = "studio/echo-small";
+
+// The client's pauses between retries pass on the retry clock, at once: the faults are real.
+useInstantRetries();
 
 const opened: { emulator: EmulatorHandle; client: StudioClient }[] = [];
 

@@ -19,6 +19,7 @@ import {
   StudioStreamError,
 } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 import {
   chatChunks,
   chatCompletion,
@@ -29,6 +30,9 @@ import {
   startLoopback,
   writePieces,
 } from "./loopback";
+
+// The pauses between retries pass on the retry clock, at once.
+useInstantRetries();
 
 const MODEL = "studio/echo-small";
 const BOUND = { timeout: 10_000 };

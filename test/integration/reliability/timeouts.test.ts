@@ -12,7 +12,11 @@ import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
 import { StudioTimeoutError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
 import { runFixture } from "../../helpers/fixture-process";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 import { chatChunks, type Loopback, sseBytes, startLoopback } from "./loopback";
+
+// The pauses between retries pass on the retry clock at once; the timeouts are real.
+const retryClock = useInstantRetries();
 
 const MARGIN_MS = 1000;
 const MODEL = "studio/echo-small";
@@ -169,8 +173,10 @@ describe("request timeout", () => {
     );
     expect(error).toBeInstanceOf(StudioTimeoutError);
     expect(server.seen.length - before).toBe(2);
-    // Two timeouts and one backoff of at most 0.5 s.
+    // Two timeouts and one backoff of at most 0.5 s (which passed on the retry clock).
     expect(ms).toBeLessThan(2 * 200 + 500 + MARGIN_MS);
+    expect(retryClock.sleeps).toHaveLength(1);
+    expect(retryClock.sleeps[0]).toBeLessThanOrEqual(500);
     expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });
 });
@@ -191,6 +197,8 @@ describe("emulator latency", () => {
     expect(error).toBeInstanceOf(StudioTimeoutError);
     // A read is retried after a timeout: 3 attempts of 300 ms and backoff of at most 0.5 + 1 s.
     expect(ms).toBeLessThan(3 * 300 + 1500 + MARGIN_MS);
+    expect(retryClock.sleeps).toHaveLength(2);
+    expect(retryClock.sleeps[0]! + retryClock.sleeps[1]!).toBeLessThanOrEqual(1500);
     expect(await eventuallyZero(() => busy(agent))).toBe(0);
     expect(await eventuallyZero(() => connected(agent))).toBe(0);
   });

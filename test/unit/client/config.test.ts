@@ -5,6 +5,7 @@ import { StudioConfigError, StudioError, StudioValidationError } from "../../../
 import {
   CHAT,
   failure,
+  field,
   intercept,
   json,
   KEY,
@@ -15,6 +16,7 @@ import {
   THREAD,
   useNock,
 } from "./helpers";
+import { useInstantRetries } from "./retry-clock";
 
 useNock();
 
@@ -146,6 +148,49 @@ describe("configuration", () => {
     expect(makeClient({ streamTimeout: 5_000 }).toJSON().streamTimeout).toBe(5_000);
   });
 
+  it.each([
+    ["https://proxy.test/v1", '"/v1"', "no version segment", "https://proxy.test"],
+    ["https://proxy.test/v1/", '"/v1"', "no version segment", "https://proxy.test"],
+    ["https://proxy.test/chat/completions", '"/chat/completions"', "appends", "https://proxy.test"],
+    [
+      "https://gw.test/team/v1/chat/completions",
+      '"/v1/chat/completions"',
+      "appends /chat/completions itself",
+      "https://gw.test/team",
+    ],
+  ])("a proxyUrl copied with its path (%s) is refused: drop the path", (url, ends, why, use) => {
+    const error = (() => {
+      try {
+        new StudioClient({ proxyUrl: url });
+      } catch (e) {
+        return e as StudioValidationError;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(StudioValidationError);
+    expect(error!.field).toBe("proxyUrl");
+    expect(error!.message).toContain(`ends in ${ends}: drop the path`);
+    expect(error!.message).toContain(why);
+    expect(error!.message).toContain(`use ${use}`);
+  });
+
+  it("a proxyUrl whose path only looks alike is kept", () => {
+    for (const url of [
+      "https://proxy.test/inference",
+      "https://proxy.test/v1beta",
+      "https://p.test/v10",
+    ]) {
+      expect(field(() => new StudioClient({ proxyUrl: url }))).toBeUndefined();
+    }
+  });
+
+  it("drop the path says where the value came from", () => {
+    vi.stubEnv("STUDIO_PROXY_URL", "http://127.0.0.1:8080/v1");
+    expect(() => new StudioClient({})).toThrow(
+      'Invalid proxyUrl: ends in "/v1": drop the path (the inference paths carry no version segment); use http://127.0.0.1:8080 (from STUDIO_PROXY_URL)',
+    );
+  });
+
   it("says when a bad value came from the environment", () => {
     vi.stubEnv("STUDIO_BASE_URL", "studio.example.com");
     expect(() => new StudioClient({})).toThrow(/baseUrl.*from STUDIO_BASE_URL/);
@@ -184,6 +229,7 @@ describe("configuration", () => {
 });
 
 describe("close", () => {
+  const clock = useInstantRetries();
   it("is idempotent and later calls fail with a clear error", async () => {
     const client = makeClient();
     await client.close();
@@ -203,9 +249,12 @@ describe("close", () => {
       { "retry-after": "1" },
     ]);
     const client = makeClient();
-    const pending = failure(client.getThread("t"));
-    setTimeout(() => void client.close(), 50);
-    const error = await pending;
+    // The close comes while the client waits out Retry-After: 1 (on the retry clock).
+    clock.onSleep = (ms) => {
+      expect(ms).toBe(1000);
+      return client.close();
+    };
+    const error = await failure(client.getThread("t"));
     expect(error.message).toContain("closed");
     expect(calls).toHaveLength(1);
   });

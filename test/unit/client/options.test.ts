@@ -2,13 +2,14 @@
  * client/options.ts: the one schema of the client options, and what is derived from it (the type,
  * the list every class picks options with, the per-call checks). The compile tests type-check
  * options.ts with an option added to its schema: the derivation holds only if that is an error
- * until the new option is handled.
+ * until the new option is handled, and config.ts with one added: `ResolvedConfig` must hold it.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
+import { resolveConfig } from "../../../src/client/config";
 import {
   CLIENT_OPTION_NAMES,
   checkRequestOptions,
@@ -114,17 +115,25 @@ const parsed = new Map<string, ts.SourceFile | undefined>();
 
 /** The type errors of options.ts once `edit` has changed its text (a program over the real files). */
 function typeErrors(edit: (source: string) => string): string[] {
-  const source = edit(readFileSync(OPTIONS_FILE, "utf8"));
+  return typeErrorsIn(OPTIONS_FILE, { [OPTIONS_FILE]: edit });
+}
+
+/** The type errors of `root` once each file in `edits` has been changed by its edit. */
+function typeErrorsIn(root: string, edits: Record<string, (source: string) => string>): string[] {
+  const sources = new Map(
+    Object.entries(edits).map(([name, edit]) => [name, edit(readFileSync(name, "utf8"))]),
+  );
   const host = ts.createCompilerHost(COMPILER_OPTIONS);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, language, ...rest) => {
-    if (name === OPTIONS_FILE) return ts.createSourceFile(name, source, language);
+    const edited = sources.get(name);
+    if (edited !== undefined) return ts.createSourceFile(name, edited, language);
     if (!parsed.has(name)) parsed.set(name, getSourceFile(name, language, ...rest));
     return parsed.get(name);
   };
-  host.readFile = (name) => (name === OPTIONS_FILE ? source : ts.sys.readFile(name));
-  const program = ts.createProgram([OPTIONS_FILE], COMPILER_OPTIONS, host);
-  const file = program.getSourceFile(OPTIONS_FILE);
+  host.readFile = (name) => sources.get(name) ?? ts.sys.readFile(name);
+  const program = ts.createProgram([root], COMPILER_OPTIONS, host);
+  const file = program.getSourceFile(root);
   return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map(
     (d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"),
   );
@@ -155,5 +164,48 @@ describe("an option added to the schema", () => {
       "void probe;\nvoid listed;\n";
     expect(typeErrors((source) => probe(decideOption(addOption(source))))).toEqual([]);
     expect(typeErrors((source) => probe(source)).length).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+const CONFIG_FILE = fileURLToPath(new URL("../../../src/client/config.ts", import.meta.url));
+
+describe("the resolved config, derived from the schema and its defaults", () => {
+  it("holds every option (the addresses split), each set one as given, the others defaulted", () => {
+    const config = resolveConfig(EVERY_OPTION);
+    const expected = CLIENT_OPTION_NAMES.filter((n) => n !== "baseUrl" && n !== "proxyUrl");
+    expect(Object.keys(config).sort()).toEqual([...expected, "studio", "proxy"].sort());
+    expect(config).toMatchObject({
+      timeout: 1000,
+      streamIdleTimeout: 500,
+      streamTimeout: 5000,
+      maxRetries: 1,
+      serviceKeyHeader: "x-api-key",
+      studio: { origin: "https://studio.test", prefix: "" },
+    });
+    const defaults = resolveConfig({ apiKey: "sk-options-test" });
+    expect(Object.keys(defaults).sort()).toEqual(Object.keys(config).sort());
+    expect(defaults).toMatchObject({
+      timeout: 60_000,
+      streamIdleTimeout: undefined,
+      streamTimeout: 600_000,
+      maxRetries: 2,
+      maxResponseBytes: 32 * 1024 * 1024,
+      connections: 64,
+      rpcPathPrefix: "/",
+      serviceKeyHeader: "x-service-key",
+      defaultHeaders: {},
+      dispatcher: undefined,
+      fetch: undefined,
+    });
+  });
+
+  it("an option added to the schema is in ResolvedConfig with no edit to config.ts", () => {
+    const probe = (source: string) =>
+      `${source}\nconst probe: ResolvedConfig["extraOption"] = 1;\n` +
+      `const required: Record<string, never> extends Pick<ResolvedConfig, "extraOption"> ? false : true = true;\n` +
+      "void probe;\nvoid required;\n";
+    const added = (source: string) => decideOption(addOption(source));
+    expect(typeErrorsIn(CONFIG_FILE, { [OPTIONS_FILE]: added, [CONFIG_FILE]: probe })).toEqual([]);
+    expect(typeErrorsIn(CONFIG_FILE, { [CONFIG_FILE]: probe }).length).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -24,6 +24,7 @@ import {
   THREAD,
   useNock,
 } from "./helpers";
+import { useInstantRetries } from "./retry-clock";
 
 function apiError(status: number): StudioAPIError {
   return StudioAPIError.fromResponse({ status, method: "GET", path: "/x", serverMessage: "m" });
@@ -129,6 +130,8 @@ describe("retryDelay / parseRetryAfter (pure)", () => {
 
 describe("client retries", () => {
   useNock();
+  // Pauses pass on the retry clock at once, and are recorded: the tests assert the wait chosen.
+  const clock = useInstantRetries();
   const body = { model: "owner/model", messages: [{ role: "user" as const, content: "hi" }] };
   const fast = { "retry-after": "0", "content-type": "application/json" };
 
@@ -141,12 +144,11 @@ describe("client retries", () => {
         n === 1 ? [429, { error: { message: "slow down" } }, { "retry-after": "1" }] : [200, CHAT],
       2,
     );
-    const started = Date.now();
     const res = await makeClient().chatCompletion(body);
     expect(res.id).toBe(CHAT.id);
     expect(calls).toHaveLength(2);
     // Retry-After: 1 means the second attempt may not come sooner than a second later.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(clock.sleeps).toEqual([1000]);
   });
 
   it("retries 503 with backoff when the server gives no Retry-After", async () => {
@@ -159,6 +161,10 @@ describe("client retries", () => {
     );
     expect((await makeClient().getThread("thread_1")).id).toBe("thread_1");
     expect(calls).toHaveLength(2);
+    // The first backoff: 0.5 s less up to 25% jitter.
+    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
   });
 
   it("makes at most 1 + maxRetries attempts, then throws the last error", async () => {

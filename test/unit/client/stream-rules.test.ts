@@ -12,6 +12,7 @@ import {
   StudioStreamError,
   StudioTimeoutError,
 } from "../../../src/errors";
+import { useInstantRetries } from "./retry-clock";
 
 const encoder = new TextEncoder();
 const body = { model: "owner/model", messages: [{ role: "user" as const, content: "hi" }] };
@@ -128,6 +129,8 @@ describe("a stream is a whole answer or an error", () => {
 });
 
 describe("an error inside a 200 stream", () => {
+  // The retries' pauses pass on the retry clock, at once; each test checks how many there were.
+  const clock = useInstantRetries();
   const rateLimited = event({ error: { code: 429, message: "slow down" } });
 
   it("before the first token: retried like the same HTTP status, nothing shown twice", async () => {
@@ -140,6 +143,7 @@ describe("an error inside a 200 stream", () => {
     expect(calls).toHaveLength(2);
     // One role chunk (the failed attempt's was held back with it), then the token.
     expect(seen).toHaveLength(2);
+    expect(clock.sleeps).toHaveLength(1);
   });
 
   it("an `event: error` with a status_code is retried the same way", async () => {
@@ -150,6 +154,7 @@ describe("an error inside a 200 stream", () => {
     const { error } = await run(client(fetch, { maxRetries: 1 }).streamChatCompletion(body));
     expect(error).toBeUndefined();
     expect(calls).toHaveLength(2);
+    expect(clock.sleeps).toHaveLength(1);
   });
 
   it("retries exhausted: the typed error of that status, carrying it", async () => {
@@ -160,6 +165,7 @@ describe("an error inside a 200 stream", () => {
     expect(error!.message).toContain("slow down");
     expect(error!.message).toContain("inside the stream");
     expect(calls).toHaveLength(2);
+    expect(clock.sleeps).toHaveLength(1);
   });
 
   it("after the first token: raised, not retried, after the chunks that came", async () => {

@@ -3,6 +3,7 @@ import nock from "nock";
 import { describe, expect, it } from "vitest";
 import { StudioTimeoutError } from "../../../src/errors";
 import { CHAT, failure, intercept, makeClient, PROXY, STUDIO, THREAD, useNock } from "./helpers";
+import { useInstantRetries } from "./retry-clock";
 
 useNock();
 
@@ -16,6 +17,9 @@ function stalledBody(first: string): PassThrough {
 }
 
 describe("timeouts", () => {
+  // The pause between a timed-out attempt and its retry passes on the retry clock, at once.
+  // (The abort tests below keep real time: the real pause must end as the signal aborts.)
+  const clock = useInstantRetries();
   it("a call slower than `timeout` fails with StudioTimeoutError", async () => {
     nock(PROXY).post("/chat/completions").delay(2000).reply(200, CHAT);
     const started = Date.now();
@@ -40,6 +44,7 @@ describe("timeouts", () => {
     intercept(STUDIO, "GET", "/v1/threads/t", () => [200, THREAD]);
     const client = makeClient({ timeout: 50, maxRetries: 1 });
     expect((await client.getThread("t")).id).toBe("thread_1");
+    expect(clock.sleeps).toHaveLength(1);
 
     nock(STUDIO).post("/v1/threads").delay(2000).reply(200, THREAD);
     expect(await failure(client.createThread({}))).toBeInstanceOf(StudioTimeoutError);
