@@ -8,7 +8,8 @@ import type { Model } from "../api-types";
 import { assistantRoutes } from "./assistants";
 import { catalogRoutes } from "./catalog";
 import { completionRoutes } from "./completions";
-import { FaultInjector } from "./faults";
+import { controlRoutes } from "./control";
+import { FaultBook } from "./faults";
 import { createInProcessFetch } from "./in-process-fetch";
 import { seedModels } from "./models";
 import { openStore } from "./persistence";
@@ -16,6 +17,7 @@ import { HEALTH_PATH, RequestPipeline } from "./pipeline";
 import { RequestLog, requestLogLimit } from "./request-log";
 import { createRng } from "./rng";
 import { Router } from "./router";
+import { checkScope } from "./scope";
 import { ScriptBook } from "./script";
 import { Store } from "./store";
 import { threadRoutes } from "./threads";
@@ -27,6 +29,16 @@ export const DEFAULT_EMULATOR_API_KEY = "studio-emulator-dev-key";
 export const STUDIO_PREFIX = "/studio";
 export const INFERENCE_PREFIX = "/inference";
 const DEFAULT_SEED = 1;
+
+/** The `scope` of a handle call's options, checked as the header is. */
+function checkedScope(options: { scope?: string | undefined } | undefined): string | undefined {
+  if (options?.scope === undefined) return undefined;
+  try {
+    return checkScope(options.scope, "scope");
+  } catch (error) {
+    throw new Error(`emulator: ${(error as Error).message}`);
+  }
+}
 
 /** The handle's members that do not depend on the transport. */
 type Controls = Pick<
@@ -56,7 +68,7 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
         ? (line: string) => console.log(line)
         : undefined;
 
-  const faults = new FaultInjector(seed);
+  const faults = new FaultBook(seed);
   faults.set(options.faults);
 
   // Ids and completion ids draw from streams of their own, so fault draws stay independent.
@@ -96,6 +108,34 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
   ]) {
     router.add(route);
   }
+  const setScript = (model: string, replies: unknown, scope: string | undefined) => {
+    if (upstream) {
+      throw new Error(
+        "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in place of the scripted model only.",
+      );
+    }
+    return scripts.set(model, replies, models, scope);
+  };
+  const reset = async (scope: string | undefined) => {
+    if (scope !== undefined) {
+      // One test's own things only: the emulator's state is shared with the tests running beside it.
+      scripts.clear(scope);
+      faults.set(undefined, scope);
+      return;
+    }
+    store.clear();
+    requestLog.clear();
+    models = seedModels(proxyUrl);
+    // A reset emulator behaves like a fresh one (same faults), but no id repeats one from
+    // before: a client may still hold that id, and must not find another session's thread
+    // under it.
+    faults.reset();
+    scripts.clear();
+    dataFile?.compact();
+  };
+  for (const route of controlRoutes({ script: setScript, scripts, faults, reset })) {
+    router.add(route);
+  }
   router.add({
     method: "GET",
     path: HEALTH_PATH,
@@ -130,27 +170,14 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
       clearRequests() {
         requestLog.clear();
       },
-      setFaults(spec) {
-        faults.set(spec);
+      setFaults(spec, options) {
+        faults.set(spec, checkedScope(options));
       },
-      script(model, replies) {
-        if (upstream) {
-          throw new Error(
-            "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in place of the scripted model only.",
-          );
-        }
-        return scripts.set(model, replies, models);
+      script(model, replies, options) {
+        return setScript(model, replies, checkedScope(options));
       },
-      async reset() {
-        store.clear();
-        requestLog.clear();
-        models = seedModels(proxyUrl);
-        // A reset emulator behaves like a fresh one (same faults), but no id repeats one from
-        // before: a client may still hold that id, and must not find another session's thread
-        // under it.
-        faults.reseed();
-        scripts.clear();
-        dataFile?.compact();
+      reset(options) {
+        return reset(checkedScope(options));
       },
     },
     async dispose() {

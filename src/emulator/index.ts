@@ -23,7 +23,15 @@ export {
   INFERENCE_PREFIX,
   STUDIO_PREFIX,
 } from "./assemble";
+export { CONTROL_PATHS } from "./control";
 export { EmulatorDataFileError } from "./persistence";
+export {
+  type ConnectEmulatorOptions,
+  connectEmulator,
+  type EmulatorControl,
+  type RemoteScript,
+} from "./remote";
+export { SCOPE_HEADER } from "./scope";
 export type {
   ModelScript,
   ScriptedError,
@@ -38,6 +46,7 @@ export type {
   EmulatorOptions,
   FaultSpec,
   RecordedRequest,
+  ScopeOptions,
 } from "./types";
 
 /**
@@ -117,9 +126,9 @@ function handle(
       return controls.requests;
     },
     clearRequests: () => controls.clearRequests(),
-    setFaults: (faults) => controls.setFaults(faults),
-    script: (model, replies) => controls.script(model, replies),
-    reset: () => controls.reset(),
+    setFaults: (faults, options) => controls.setFaults(faults, options),
+    script: (model, replies, options) => controls.script(model, replies, options),
+    reset: (options) => controls.reset(options),
     close,
   };
 }

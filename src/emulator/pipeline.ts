@@ -7,13 +7,20 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { checkAuth } from "./auth";
-import type { FaultDraw, FaultInjector } from "./faults";
+import type { FaultBook, FaultDraw } from "./faults";
 import { HttpError } from "./http-error";
 import type { RequestLog } from "./request-log";
 import type { HandlerResult, Router } from "./router";
+import { readScope } from "./scope";
 
 /** Readiness probe; never faulted, needs no key. */
 export const HEALTH_PATH = "/health";
+/**
+ * Where the control routes live (script, reset, faults over HTTP). Never faulted, so a test can
+ * always clear the faults it set, and never recorded in `requests`, which show what the code
+ * under test sent.
+ */
+export const CONTROL_PREFIX = "/_emulator/";
 /** The largest body either transport reads; a larger one is a 413. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -43,7 +50,7 @@ export interface Processed {
 
 export interface PipelineOptions {
   router: Router;
-  faults: FaultInjector;
+  faults: FaultBook;
   apiKey: string;
   requestLog: RequestLog;
   log: ((line: string) => void) | undefined;
@@ -66,18 +73,32 @@ export class RequestPipeline {
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(q + 1)));
     const parsed = parseBody(raw);
-    this.options.requestLog.add({
-      method,
-      path,
-      query,
-      headers,
-      body: parsed.error ? parsed.text : parsed.value,
-      bytes: raw.length,
-    });
-    const fault = path === HEALTH_PATH ? undefined : this.options.faults.draw(path);
+    const control = path.startsWith(CONTROL_PREFIX);
+    if (!control) {
+      this.options.requestLog.add({
+        method,
+        path,
+        query,
+        headers,
+        body: parsed.error ? parsed.text : parsed.value,
+        bytes: raw.length,
+      });
+    }
+    let scope: string | undefined;
+    let badScope: HttpError | undefined;
+    try {
+      scope = readScope(headers);
+    } catch (error) {
+      badScope = error as HttpError;
+    }
+    const fault =
+      path === HEALTH_PATH || control || badScope !== undefined
+        ? undefined
+        : this.options.faults.draw(path, scope);
     const finished = (status: number | "reset") =>
       this.logLine(method, path, started, status, fault);
     const done = (outcome: Outcome): Processed => ({ requestId, outcome, finished });
+    if (badScope !== undefined) return done({ kind: "error", error: badScope });
 
     if (fault && fault.latencyMs > 0) await sleep(fault.latencyMs);
     if (fault?.before === "reset") return done({ kind: "drop" });
@@ -102,6 +123,7 @@ export class RequestPipeline {
         params,
         query,
         headers,
+        scope,
         body: parsed.value,
         raw,
       });

@@ -70,6 +70,11 @@ export interface EmulatorOptions {
   strictToolMessages?: boolean;
 }
 
+/** A test scope: the value of the `x-emulator-scope` header its requests carry. */
+export interface ScopeOptions {
+  scope?: string;
+}
+
 export interface RecordedRequest {
   method: string;
   /** Path as received, without the query, e.g. `/studio/v1/threads`. */
@@ -100,17 +105,23 @@ export interface EmulatorHandle {
   close(): Promise<void>;
   /**
    * Empties threads, messages, assistants, datasets and the request log; reseeds models. Ids
-   * issued after it never repeat one issued before.
+   * issued after it never repeat one issued before. With `scope`, drops only that scope's scripts
+   * and faults (the state stays: other tests may be using it).
    */
-  reset(): Promise<void>;
-  /** Changes faults at run time (undefined = none). */
-  setFaults(faults?: FaultSpec | string): void;
+  reset(options?: ScopeOptions): Promise<void>;
+  /**
+   * Changes faults at run time (undefined = none). With `scope`, they apply only to requests in
+   * that scope, which then draw from these faults instead of the shared ones.
+   */
+  setFaults(faults?: FaultSpec | string, options?: ScopeOptions): void;
   /**
    * What `model` answers next: each valid completion request for it takes the next reply, in
    * order, instead of the scripted model's echo; once used up, requests get a 400 saying so.
-   * Replaces the model's earlier script; `reset()` drops every script.
+   * Replaces the model's earlier script in the same scope; `reset()` drops every script. With
+   * `scope`, only requests with `x-emulator-scope: <scope>` take the replies (and they take no
+   * unscoped ones), so tests sharing one emulator never take each other's replies.
    */
-  script(model: string, replies: readonly ScriptedReply[]): ModelScript;
+  script(model: string, replies: readonly ScriptedReply[], options?: ScopeOptions): ModelScript;
   /** The latest requests received (see `recordRequests`), oldest first. */
   readonly requests: readonly RecordedRequest[];
   clearRequests(): void;
