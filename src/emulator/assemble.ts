@@ -14,7 +14,7 @@ import { createInProcessFetch } from "./in-process-fetch";
 import { seedModels } from "./models";
 import { openStore } from "./persistence";
 import { HEALTH_PATH, RequestPipeline } from "./pipeline";
-import { RequestLog, requestLogLimit } from "./request-log";
+import { RequestLog, requestLogBytes, requestLogLimit } from "./request-log";
 import { createRng } from "./rng";
 import { Router } from "./router";
 import { checkScope } from "./scope";
@@ -59,7 +59,11 @@ export interface AssembledEmulator {
 export async function assembleEmulator(options: EmulatorOptions): Promise<AssembledEmulator> {
   const apiKey = options.apiKey ?? DEFAULT_EMULATOR_API_KEY;
   if (apiKey === "") throw new Error("startEmulator: apiKey must not be empty.");
-  const requestLog = new RequestLog(requestLogLimit(options.recordRequests), apiKey);
+  const requestLog = new RequestLog(
+    requestLogLimit(options.recordRequests),
+    apiKey,
+    requestLogBytes(options.recordRequestBytes),
+  );
   const seed = options.seed ?? DEFAULT_SEED;
   const log =
     typeof options.log === "function"
@@ -74,7 +78,6 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
   // Ids and completion ids draw from streams of their own, so fault draws stay independent.
   const idRng = createRng(seed ^ 0x5bd1e995);
   const completionRng = createRng(seed ^ 0x27d4eb2f);
-  const counters = { toolCalls: 0 };
   const scripts = new ScriptBook();
   const { store, dataFile } = options.dataFile
     ? await openStore(options.dataFile, idRng)
@@ -99,7 +102,6 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
         models: currentModels,
         rng: completionRng,
         upstream,
-        counters,
         scripts,
         strictToolMessages: options.strictToolMessages ?? true,
       },
@@ -183,7 +185,7 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
     async dispose() {
       disposed = true;
       await upstream?.close();
-      dataFile?.close();
+      dataFile?.shutdown();
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   type Sampling,
 } from "./completion-request";
 import { invalid } from "./http-error";
+import { nextCompletionId, nextToolCallId } from "./process-ids";
 import type { Rng } from "./rng";
 import type { HandlerResult, Route, SseOut } from "./router";
 import {
@@ -39,16 +40,14 @@ export interface CompletionDeps {
   models: () => readonly Model[];
   rng: Rng;
   upstream: Upstream | undefined;
-  /** Numbers the `call_<n>` tool-call ids: one count per emulator, never rewound (not by `reset()`). */
-  counters: { toolCalls: number };
   scripts: ScriptBook;
   strictToolMessages: boolean;
 }
 
 export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] {
   const ids = {
-    completion: (kind: string) => `${kind}-${deps.rng.token(24)}`,
-    toolCall: () => `call_${++deps.counters.toolCalls}`,
+    completion: (kind: string) => nextCompletionId(kind, deps.rng),
+    toolCall: nextToolCallId,
   };
   return [
     {

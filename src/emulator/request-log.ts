@@ -1,6 +1,7 @@
 /**
  * The latest requests an emulator received (`handle.requests`), with the keys redacted. Bounded by
- * count, so a long-running emulator (a whole suite, a load test) holds the last few, not every one.
+ * count and by bytes, so a long-running emulator (a whole suite, a load test) holds the last few,
+ * not every one, and a run of large requests (15 MiB bodies, say) does not hold hundreds of MB.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { SECRET_HEADERS } from "./auth";
@@ -11,6 +12,11 @@ import type { RecordedRequest } from "./types";
  * long-running emulator holds a few MB of them, not every request.
  */
 const DEFAULT_REQUEST_LOG_LIMIT = 1_000;
+/**
+ * Bytes kept by default (bodies as received, plus headers): the largest body the emulator takes,
+ * so the newest request is always kept whole.
+ */
+export const DEFAULT_REQUEST_LOG_BYTES = 16 * 1024 * 1024;
 
 export interface LoggedRequest {
   method: string;
@@ -24,21 +30,67 @@ export interface LoggedRequest {
 
 export class RequestLog {
   readonly entries: RecordedRequest[] = [];
+  /** The size counted for each entry, in the same order. */
+  private readonly sizes: number[] = [];
+  private bytes = 0;
 
   constructor(
     private readonly limit: number,
     private readonly apiKey: string,
+    private readonly maxBytes: number = DEFAULT_REQUEST_LOG_BYTES,
   ) {}
+
+  /** Bytes the kept requests hold (bodies as received, plus headers and path). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
 
   add(request: LoggedRequest): void {
     if (this.limit <= 0) return;
-    this.entries.push(record(request, this.apiKey));
-    if (this.entries.length > this.limit) this.entries.shift();
+    const entry = record(request, this.apiKey);
+    let size = request.bytes + overheadOf(entry);
+    if (size > this.maxBytes) {
+      // Alone over the bound: kept without its body, so the log still shows the request came.
+      entry.body = undefined;
+      entry.bodyOmitted = true;
+      size = overheadOf(entry);
+    }
+    this.entries.push(entry);
+    this.sizes.push(size);
+    this.bytes += size;
+    while (
+      this.entries.length > this.limit ||
+      (this.bytes > this.maxBytes && this.entries.length > 1)
+    ) {
+      this.entries.shift();
+      this.bytes -= this.sizes.shift()!;
+    }
   }
 
   clear(): void {
     this.entries.length = 0;
+    this.sizes.length = 0;
+    this.bytes = 0;
   }
+}
+
+/** The `recordRequestBytes` option, checked. */
+export function requestLogBytes(option: number | undefined): number {
+  if (option === undefined) return DEFAULT_REQUEST_LOG_BYTES;
+  if (option === Number.POSITIVE_INFINITY || (Number.isInteger(option) && option >= 0)) {
+    return option;
+  }
+  throw new Error(
+    `startEmulator: recordRequestBytes must be a whole number of bytes >= 0 or Infinity (got ${option}).`,
+  );
+}
+
+/** What an entry holds besides its body: path, query and headers. */
+function overheadOf(entry: RecordedRequest): number {
+  let size = entry.method.length + entry.path.length;
+  for (const [k, v] of Object.entries(entry.query)) size += k.length + v.length;
+  for (const [k, v] of Object.entries(entry.headers)) size += k.length + v.length;
+  return size;
 }
 
 /** The `recordRequests` option as a number of requests to keep. */
@@ -64,5 +116,5 @@ function record(request: LoggedRequest, apiKey: string): RecordedRequest {
     headers[name] = secret ? "[REDACTED]" : text;
   }
   const { method, path, query, body } = request;
-  return { method, path, query, headers, body };
+  return { method, path, query, headers, body, bodyBytes: request.bytes };
 }

@@ -61,6 +61,12 @@ export interface EmulatorOptions {
    * number that many (`Infinity`: every one), `false` none.
    */
   recordRequests?: boolean | number;
+  /**
+   * At most this many bytes of requests are kept in `handle.requests` (bodies as received, plus
+   * headers; default 16 MiB, the largest body the emulator takes): older requests go first, and a
+   * body larger than the bound on its own is not kept (`bodyOmitted`). `Infinity`: no bound.
+   */
+  recordRequestBytes?: number;
   /** Pause between streamed chunks in ms (default 0), for tests that stop reading mid-stream. */
   chunkDelayMs?: number;
   /**
@@ -82,8 +88,12 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** Lower-cased names; auth header values replaced by "[REDACTED]". */
   headers: Record<string, string>;
-  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty (or omitted). */
   body: unknown;
+  /** The body's size as received, in bytes. */
+  bodyBytes: number;
+  /** True when the body alone was over `recordRequestBytes`, so it was not kept. */
+  bodyOmitted?: boolean;
 }
 
 export interface EmulatorHandle {
