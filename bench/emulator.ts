@@ -1,6 +1,7 @@
 /**
- * Emulator throughput: small non-streaming chat completions over 32 keep-alive connections, and
- * one stream of ~10,000 chunks. Storage at scale (`emulator-storage`): thread creates with a data
+ * Emulator throughput: small non-streaming chat completions over 32 keep-alive connections, the
+ * same through the in-process fetch (what a test suite gets without loopback), and one stream of
+ * ~10,000 chunks; the heap a request log keeps after 20 refused 15 MiB requests. Storage at scale (`emulator-storage`): thread creates with a data
  * file as the state grows, start-up on a large data file, and the heap after many requests. The
  * emulator runs in a child process so it does not share a core with the load generator (the
  * targets are set for a 2-core machine).
@@ -12,6 +13,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "undici";
+import {
+  createInProcessEmulator,
+  type EmulatorFetch,
+  type EmulatorHandle,
+  startEmulator,
+} from "../src/emulator";
 import { DataFile } from "../src/emulator/persistence";
 import { createRng } from "../src/emulator/rng";
 import { Store } from "../src/emulator/store";
@@ -53,6 +60,71 @@ async function throughput(endpoint: Endpoint, ms: number): Promise<number> {
   );
   if (result.errors > 0) throw new Error(`${result.errors} requests failed: ${result.firstError}`);
   return result.rate;
+}
+
+/**
+ * The same completions per second from a test's seat: the emulator in this process, reached with
+ * `send` (its in-process fetch, or the global fetch over loopback), 32 in flight.
+ */
+async function sameProcessThroughput(
+  emulator: EmulatorHandle,
+  send: EmulatorFetch,
+  ms: number,
+): Promise<number> {
+  const body = JSON.stringify({
+    model: "studio/echo-small",
+    messages: [{ role: "user", content: "Hello, how are you?" }],
+    max_tokens: 16,
+  });
+  const headers = { "content-type": "application/json", authorization: emulator.apiKey };
+  const url = `${emulator.proxyUrl}/chat/completions`;
+  const result = await runWithConcurrency(
+    Number.POSITIVE_INFINITY,
+    CONNECTIONS,
+    async () => {
+      const response = await send(url, { method: "POST", headers, body });
+      await response.text();
+      if (response.status !== 200) throw new Error(`status ${response.status}`);
+    },
+    { deadlineMs: ms },
+  );
+  if (result.errors > 0) throw new Error(`${result.errors} requests failed: ${result.firstError}`);
+  return result.rate;
+}
+
+const BIG_REQUESTS = 20;
+const BIG_BYTES = 15 * 1024 * 1024;
+const MAX_LOG_HEAP_MB = 64;
+
+/**
+ * Heap growth, MB, of an emulator with default options after 20 requests of 15 MiB each, all
+ * refused (over the model's window): the log keeps 16 MiB of requests at most (364 MB before).
+ */
+async function heapAfterLargeRequests(): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const emulator = await createInProcessEmulator();
+  try {
+    gc?.();
+    const before = process.memoryUsage().heapUsed;
+    const headers = { "content-type": "application/json", authorization: emulator.apiKey };
+    for (let i = 0; i < BIG_REQUESTS; i++) {
+      const body = JSON.stringify({
+        model: "studio/echo-small",
+        messages: [{ role: "user", content: "x".repeat(BIG_BYTES) }],
+      });
+      const response = await emulator.fetch(`${emulator.proxyUrl}/chat/completions`, {
+        method: "POST",
+        headers,
+        body,
+      });
+      await response.text();
+      if (response.status !== 400) throw new Error(`status ${response.status}, expected 400`);
+    }
+    gc?.();
+    return (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  } finally {
+    await emulator.close();
+  }
 }
 
 /** One stream of ~10,000 token chunks: total ms and the number of events received. */
@@ -100,6 +172,27 @@ export const emulatorBench: BenchEntry = {
       for (let r = 0; r < STREAM_ROUNDS; r++) streams.push(await longStream(endpoint));
       const ms = median(streams.map((s) => s.ms));
       const events = streams[0]?.events ?? 0;
+
+      // Interleaved rounds, so drift in the machine's speed affects both alike.
+      const inProcess = await createInProcessEmulator({ recordRequests: false });
+      const loopback = await startEmulator({ recordRequests: false });
+      const globalFetch: EmulatorFetch = (input, init) => fetch(input, init);
+      const inProcessRates: number[] = [];
+      const loopbackRates: number[] = [];
+      try {
+        await sameProcessThroughput(inProcess, inProcess.fetch, WARMUP_MS);
+        await sameProcessThroughput(loopback, globalFetch, WARMUP_MS);
+        for (let r = 0; r < ROUNDS; r++) {
+          inProcessRates.push(await sameProcessThroughput(inProcess, inProcess.fetch, ROUND_MS));
+          loopbackRates.push(await sameProcessThroughput(loopback, globalFetch, ROUND_MS));
+        }
+      } finally {
+        await inProcess.close();
+        await loopback.close();
+      }
+      const inProcessRps = median(inProcessRates);
+      const loopbackRps = median(loopbackRates);
+      const logHeapMb = await heapAfterLargeRequests();
       return [
         {
           what: `emulator chat completions, ${CONNECTIONS} keep-alive connections`,
@@ -107,6 +200,25 @@ export const emulatorBench: BenchEntry = {
           unit: "req/s",
           target: `>= ${TARGET_RPS} req/s`,
           pass: rps >= TARGET_RPS,
+        },
+        {
+          what: `emulator chat completions in process (handle.fetch), ${CONNECTIONS} in flight`,
+          value: inProcessRps,
+          unit: "req/s",
+          reference: "same process over loopback (global fetch)",
+          ratio: inProcessRps / loopbackRps,
+        },
+        {
+          what: `emulator chat completions, same process over loopback (global fetch), ${CONNECTIONS} in flight`,
+          value: loopbackRps,
+          unit: "req/s",
+        },
+        {
+          what: `emulator heap kept after ${BIG_REQUESTS} refused 15 MiB requests, default options`,
+          value: logHeapMb,
+          unit: "MB",
+          target: `<= ${MAX_LOG_HEAP_MB} MB`,
+          pass: logHeapMb <= MAX_LOG_HEAP_MB,
         },
         { what: `emulator stream of ${events} events (total)`, value: ms, unit: "ms" },
         { what: "emulator stream, per chunk", value: (ms * 1000) / events, unit: "µs/chunk" },

@@ -12,6 +12,7 @@ import {
   type Sampling,
 } from "./completion-request";
 import { invalid } from "./http-error";
+import { nextCompletionId, nextToolCallId } from "./process-ids";
 import type { Rng } from "./rng";
 import type { HandlerResult, Route, SseOut } from "./router";
 import {
@@ -39,16 +40,14 @@ export interface CompletionDeps {
   models: () => readonly Model[];
   rng: Rng;
   upstream: Upstream | undefined;
-  /** Numbers the `call_<n>` tool-call ids: one count per emulator, never rewound (not by `reset()`). */
-  counters: { toolCalls: number };
   scripts: ScriptBook;
   strictToolMessages: boolean;
 }
 
 export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] {
   const ids = {
-    completion: (kind: string) => `${kind}-${deps.rng.token(24)}`,
-    toolCall: () => `call_${++deps.counters.toolCalls}`,
+    completion: (kind: string) => nextCompletionId(kind, deps.rng),
+    toolCall: nextToolCallId,
   };
   return [
     {
@@ -62,7 +61,7 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
         const input = readChatInput(body, sampling, deps.strictToolMessages);
         const promptChars = input.messages.reduce((sum, m) => sum + m.text.length, 0);
         checkContextLength(sampling, estimateTokens(promptChars), "messages");
-        const reply = await scriptedReply(deps, sampling, body);
+        const reply = await scriptedReply(deps, sampling, body, ctx.scope);
         if (!reply) return chatResult(sampling, scriptChat(input), promptChars, ids);
         const failure = streamFailure(reply, sampling);
         return chatResult(sampling, replyChoice(reply, input), promptChars, ids, failure);
@@ -83,7 +82,7 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
         if (typeof prompt !== "string")
           throw invalid("prompt", `must be a string (got ${describe(prompt)})`);
         checkContextLength(sampling, estimateTokens(prompt.length), "prompt");
-        const reply = await scriptedReply(deps, sampling, body);
+        const reply = await scriptedReply(deps, sampling, body, ctx.scope);
         if (!reply) {
           const result = scriptText({
             prompt,
@@ -108,8 +107,9 @@ async function scriptedReply(
   deps: CompletionDeps,
   sampling: Sampling,
   body: Json,
+  scope: string | undefined,
 ): Promise<ScriptedReplyFields | undefined> {
-  const reply = deps.scripts.take(sampling.model, body as ScriptedRequest);
+  const reply = deps.scripts.take(sampling.model, body as ScriptedRequest, scope);
   if (!reply) return undefined;
   if (reply.delayMs) await sleep(reply.delayMs, undefined, { ref: false });
   if (reply.error && !(reply.error.inStream && sampling.stream)) throw replyHttpError(reply.error);
@@ -145,6 +145,7 @@ function chatResult(
   const choices = Array.from({ length: sampling.n }, (_, index) => ({
     index,
     content: choice.content,
+    refusal: choice.refusal,
     toolCalls: choice.toolCalls.map((call) => ({
       id: call.id ?? ids.toolCall(),
       type: "function" as const,
@@ -154,6 +155,7 @@ function chatResult(
   }));
   const perChoiceChars =
     (choice.content?.length ?? 0) +
+    (choice.refusal?.length ?? 0) +
     choice.toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0);
   const tokens = usage(promptChars, perChoiceChars * sampling.n);
 
@@ -170,6 +172,7 @@ function chatResult(
           message: {
             role: "assistant",
             content: c.content,
+            ...(c.refusal === undefined ? {} : { refusal: c.refusal }),
             ...(c.toolCalls.length > 0 ? { tool_calls: c.toolCalls } : {}),
           },
           logprobs: null,
@@ -188,7 +191,17 @@ function chatResult(
     kind: "sse",
     produce: async (out: SseOut) => {
       for (const c of choices) {
-        await out.send(delta(c.index, '{"role":"assistant","content":""}', null));
+        if (c.refusal !== undefined) {
+          // As OpenAI streams a refusal: null content, then the text in `delta.refusal` slices.
+          await out.send(delta(c.index, '{"role":"assistant","content":null,"refusal":""}', null));
+          for (const token of tokenize(c.refusal)) {
+            const waiting = out.send(delta(c.index, `{"refusal":${JSON.stringify(token)}}`, null));
+            if (waiting) await waiting;
+            if (out.closed) return;
+          }
+        } else {
+          await out.send(delta(c.index, '{"role":"assistant","content":""}', null));
+        }
         if (c.content) {
           for (const token of tokenize(c.content)) {
             const waiting = out.send(delta(c.index, `{"content":${JSON.stringify(token)}}`, null));

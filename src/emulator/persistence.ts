@@ -23,6 +23,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod/v4";
 import { AssistantSchema, ThreadMessageSchema, ThreadSchema } from "../api-types";
+import { type DataFileLock, DataFileLockedError, lockDataFile } from "./data-file-lock";
 import { createRng, type Rng } from "./rng";
 import { type Change, type Snapshot, Store } from "./store";
 
@@ -70,11 +71,14 @@ const ChangeSchema = z.discriminatedUnion("op", [
 export class EmulatorDataFileError extends Error {
   readonly file: string;
 
-  constructor(file: string, reason: string, options?: { cause?: unknown }) {
-    super(
-      `Emulator data file ${file} cannot be used: ${reason}. It was left untouched; fix it, move it away, or pass another dataFile.`,
-      options,
-    );
+  /** `tail`: what follows the reason (by default, what to do with a file that cannot be read). */
+  constructor(
+    file: string,
+    reason: string,
+    options?: { cause?: unknown },
+    tail = "It was left untouched; fix it, move it away, or pass another dataFile.",
+  ) {
+    super(`Emulator data file ${file} cannot be used: ${reason}. ${tail}`, options);
     this.name = "EmulatorDataFileError";
     this.file = file;
   }
@@ -88,18 +92,38 @@ export interface SavedState {
   rewriteFirst: boolean;
 }
 
-/** The store kept in `file`: its saved state restored, and every later change appended to it. */
+/**
+ * The store kept in `file`: its saved state restored, and every later change appended to it. The
+ * file is locked for this emulator until `dataFile.shutdown()` (see `data-file-lock.ts`).
+ */
 export async function openStore(
   file: string,
   rng: Rng,
 ): Promise<{ store: Store; dataFile: DataFile }> {
   const path = resolve(file);
   await mkdir(dirname(path), { recursive: true });
-  const saved = await loadDataFile(path);
-  const dataFile = new DataFile(path, saved, () => store.snapshot());
-  const store = new Store(rng, (change) => dataFile.append(change));
-  if (saved) replay(store, saved);
-  return { store, dataFile };
+  let lock: DataFileLock;
+  try {
+    lock = lockDataFile(path);
+  } catch (error) {
+    if (!(error instanceof DataFileLockedError)) throw error;
+    throw new EmulatorDataFileError(
+      path,
+      error.message,
+      { cause: error },
+      "It was left untouched.",
+    );
+  }
+  try {
+    const saved = await loadDataFile(path);
+    const dataFile = new DataFile(path, saved, () => store.snapshot(), lock);
+    const store = new Store(rng, (change) => dataFile.append(change));
+    if (saved) replay(store, saved);
+    return { store, dataFile };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /** The state `file` holds, read without opening it for writing (undefined: no such file). */
@@ -195,6 +219,7 @@ export class DataFile {
     readonly path: string,
     saved: SavedState | undefined,
     private readonly snapshot: () => Snapshot,
+    private readonly lock?: DataFileLock,
   ) {
     this.snapshotRecords = saved ? recordsOf(saved.snapshot) : 0;
     this.changesSinceSnapshot = saved?.changes.length ?? 0;
@@ -265,6 +290,12 @@ export class DataFile {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** The emulator is done with the file: closes it and releases its lock. */
+  shutdown(): void {
+    this.close();
+    this.lock?.release();
   }
 }
 

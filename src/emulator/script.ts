@@ -55,6 +55,12 @@ export interface ScriptedReplyFields {
    * structured-output tool); else as JSON text.
    */
   structured?: unknown;
+  /**
+   * The model declines: answered as `message: {role: "assistant", content: null, refusal}`
+   * (streamed as `delta.refusal` chunks), finish_reason "stop", as OpenAI-compatible servers
+   * report a refusal. Stands alone; a text completion cannot carry one (a 400 `script_mismatch`).
+   */
+  refusal?: string;
   error?: ScriptedError;
   /** Default: "tool_calls" with calls, else "stop". */
   finishReason?: string;
@@ -77,6 +83,8 @@ export interface ScriptedRequest extends CompletionParams {
 /** What `emulator.script()` returns. */
 export interface ModelScript {
   readonly model: string;
+  /** The scope the script answers (requests with `x-emulator-scope: <scope>`); undefined: unscoped. */
+  readonly scope: string | undefined;
   /**
    * The bodies of the valid completion requests for `model` since the script was set, in
    * order: `requests[i]` was answered by reply `i` (one past the end: the "used up" 400).
@@ -86,7 +94,16 @@ export interface ModelScript {
   readonly remaining: number;
 }
 
-const REPLY_KEYS = new Set(["text", "toolCalls", "structured", "error", "finishReason", "delayMs"]);
+const REPLY_KEYS = new Set([
+  "text",
+  "toolCalls",
+  "structured",
+  "refusal",
+  "error",
+  "finishReason",
+  "delayMs",
+]);
+const ANSWER_KEYS = ["text", "toolCalls", "structured", "refusal", "error"];
 const CALL_KEYS = new Set(["name", "args", "id"]);
 const ERROR_KEYS = new Set(["status", "message", "type", "code", "param", "headers", "inStream"]);
 
@@ -103,9 +120,11 @@ export function checkReplies(model: string, replies: unknown): ScriptedReplyFiel
     if (!isObject(reply))
       throw fail(path, `must be a string or an object (got ${describe(reply)})`);
     unknownKey(reply, REPLY_KEYS, path, fail);
-    const { text, toolCalls, error, finishReason, delayMs } = reply;
+    const { text, toolCalls, refusal, error, finishReason, delayMs } = reply;
     if (text !== undefined && typeof text !== "string")
       throw fail(`${path}.text`, `must be a string (got ${describe(text)})`);
+    if (refusal !== undefined && (typeof refusal !== "string" || refusal === ""))
+      throw fail(`${path}.refusal`, `must be a non-empty string (got ${describe(refusal)})`);
     if (toolCalls !== undefined) checkToolCalls(toolCalls, `${path}.toolCalls`, fail);
     if (error !== undefined) checkError(error, `${path}.error`, fail);
     if (finishReason !== undefined && (typeof finishReason !== "string" || finishReason === ""))
@@ -117,10 +136,16 @@ export function checkReplies(model: string, replies: unknown): ScriptedReplyFiel
       );
     if (reply.structured !== undefined) checkJson(reply.structured, `${path}.structured`, fail);
     const has = (key: string) => reply[key] !== undefined;
-    if (!["text", "toolCalls", "structured", "error"].some(has))
-      throw fail(path, "needs one of text, toolCalls, structured or error");
-    if (has("structured") && ["text", "toolCalls", "error"].some(has))
-      throw fail(`${path}.structured`, "stands alone: drop text, toolCalls and error beside it");
+    if (!ANSWER_KEYS.some(has))
+      throw fail(path, "needs one of text, toolCalls, structured, refusal or error");
+    for (const alone of ["structured", "refusal"]) {
+      const others = ANSWER_KEYS.filter((key) => key !== alone);
+      if (has(alone) && others.some(has))
+        throw fail(
+          `${path}.${alone}`,
+          `stands alone: drop ${others.slice(0, -1).join(", ")} and ${others.at(-1)} beside it`,
+        );
+    }
     if (has("error") && has("toolCalls")) throw fail(`${path}.error`, "cannot come with toolCalls");
     if (has("error") && has("text") && !(error as ScriptedError).inStream)
       throw fail(
@@ -195,6 +220,7 @@ class ScriptState implements ModelScript {
 
   constructor(
     readonly model: string,
+    readonly scope: string | undefined,
     private readonly replies: readonly ScriptedReplyFields[],
   ) {}
 
@@ -206,9 +232,10 @@ class ScriptState implements ModelScript {
     this.requests.push(body);
     const reply = this.replies[this.answered];
     if (reply === undefined) {
+      const of = this.scope === undefined ? "" : ` in scope ${JSON.stringify(this.scope)}`;
       throw new HttpError(
         400,
-        `The script of ${JSON.stringify(this.model)} is used up: its ${this.replies.length} ` +
+        `The script of ${JSON.stringify(this.model)}${of} is used up: its ${this.replies.length} ` +
           `replies answered the requests before this one (request ${this.requests.length}). ` +
           "Script one reply per request the code under test makes, or call emulator.reset() to drop the script.",
         { code: "script_exhausted" },
@@ -219,29 +246,58 @@ class ScriptState implements ModelScript {
   }
 }
 
-/** The scripts by model uri; a new script for a model replaces the old one. */
+/**
+ * The scripts by scope and model uri; a new script for a model in a scope replaces the old one.
+ * A request in a scope (the `x-emulator-scope` header) takes only that scope's scripts, and an
+ * unscoped request only the unscoped ones, so tests sharing one emulator never take each other's
+ * replies; a model with no script in the request's scope answers with the scripted model's echo.
+ */
 export class ScriptBook {
   private readonly scripts = new Map<string, ScriptState>();
 
-  set(model: string, replies: unknown, models: readonly Model[]): ModelScript {
+  set(
+    model: string,
+    replies: unknown,
+    models: readonly Model[],
+    scope: string | undefined = undefined,
+  ): ModelScript {
     if (!models.some((m) => m.uri === model)) {
       throw new Error(
         `emulator.script(${JSON.stringify(model)}): no such model; the emulator serves ${models.map((m) => m.uri).join(", ")}.`,
       );
     }
-    const script = new ScriptState(model, checkReplies(model, replies));
-    this.scripts.set(model, script);
+    const script = new ScriptState(model, scope, checkReplies(model, replies));
+    this.scripts.set(key(scope, model), script);
     return script;
   }
 
-  /** The next reply for `model`, undefined when it has no script; throws when it is used up. */
-  take(model: string, body: ScriptedRequest): ScriptedReplyFields | undefined {
-    return this.scripts.get(model)?.take(body);
+  /** The script of `model` in `scope`, if one is set. */
+  get(model: string, scope: string | undefined): ModelScript | undefined {
+    return this.scripts.get(key(scope, model));
   }
 
-  clear(): void {
-    this.scripts.clear();
+  /** The next reply for `model`, undefined when it has no script; throws when it is used up. */
+  take(
+    model: string,
+    body: ScriptedRequest,
+    scope: string | undefined = undefined,
+  ): ScriptedReplyFields | undefined {
+    return this.scripts.get(key(scope, model))?.take(body);
   }
+
+  /** Drops every script, or only those of one scope. */
+  clear(scope?: string): void {
+    if (scope === undefined) {
+      this.scripts.clear();
+      return;
+    }
+    for (const [k, script] of this.scripts) if (script.scope === scope) this.scripts.delete(k);
+  }
+}
+
+/** Scopes are header values (no control characters), so a NUL cannot occur in one. */
+function key(scope: string | undefined, model: string): string {
+  return scope === undefined ? model : `${scope}\u0000${model}`;
 }
 
 /** The error a reply answers with, as an HTTP response (`inStream` errors of unstreamed requests too). */
@@ -262,6 +318,14 @@ export function replyStreamError(error: ScriptedError): { error: Record<string, 
 
 /** The chat choice a (non-error) reply stands for, given the request it answers. */
 export function replyChoice(reply: ScriptedReplyFields, input: ChatScriptInput): ScriptChoice {
+  if (reply.refusal !== undefined) {
+    return {
+      content: null,
+      refusal: reply.refusal,
+      toolCalls: [],
+      finishReason: finish(reply, "stop"),
+    };
+  }
   if (reply.structured !== undefined) {
     const json = JSON.stringify(reply.structured);
     const forced = input.responseFormat.type === "text" ? forcedTool(input) : undefined;
@@ -288,10 +352,16 @@ export function replyChoice(reply: ScriptedReplyFields, input: ChatScriptInput):
 
 /** A reply to a text completion: its text, or its structured value as JSON text. */
 export function replyText(reply: ScriptedReplyFields): { text: string; finishReason: string } {
-  if (reply.toolCalls !== undefined) {
+  const unfit =
+    reply.toolCalls !== undefined
+      ? "toolCalls"
+      : reply.refusal !== undefined
+        ? "a refusal"
+        : undefined;
+  if (unfit !== undefined) {
     throw new HttpError(
       400,
-      "The scripted reply has toolCalls, which a text completion cannot answer; script a text reply for it.",
+      `The scripted reply has ${unfit}, which a text completion cannot answer; script a text reply for it.`,
       { code: "script_mismatch" },
     );
   }

@@ -1,6 +1,6 @@
 import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DATA_FORMAT, DATA_VERSION, openStore } from "../../../src/emulator/persistence";
 import { createRng } from "../../../src/emulator/rng";
@@ -8,18 +8,26 @@ import type { NewMessage, NewThread, Store } from "../../../src/emulator/store";
 
 let dir: string;
 let file: string;
-const open: { close(): void }[] = [];
+const open: { path: string; shutdown(): void }[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "studio-data-file-"));
   file = join(dir, "data.jsonl");
 });
 afterEach(async () => {
-  for (const dataFile of open.splice(0)) dataFile.close();
+  for (const dataFile of open.splice(0)) dataFile.shutdown();
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * Opens the data file as a restarted emulator does: an emulator still holding it closes first (the
+ * file is locked to one emulator at a time, see data-file-lock.test.ts).
+ */
 async function reopen(path = file): Promise<Store> {
+  for (const held of open.filter((d) => d.path === resolve(path))) {
+    held.shutdown();
+    open.splice(open.indexOf(held), 1);
+  }
   const { store, dataFile } = await openStore(path, createRng(1));
   open.push(dataFile);
   return store;
@@ -68,7 +76,8 @@ describe("data file", () => {
     store.addMessage(kept.id, message("last"));
     // Far fewer lines than the 1,651 changes made: the log was folded into a snapshot on the way.
     expect((await lines()).length).toBeLessThan(1_000);
-    expect(await readdir(dir)).toEqual(["data.jsonl"]);
+    // No temporary file is left behind; the lock is there while the file is open.
+    expect(await readdir(dir)).toEqual(["data.jsonl", "data.jsonl.lock"]);
 
     const back = await reopen();
     expect(back.snapshot()).toEqual(store.snapshot());
@@ -79,7 +88,7 @@ describe("data file", () => {
     const store = await reopen();
     const first = store.createThread(thread("first"), []);
     const second = store.createThread(thread("second"), [message("kept")]);
-    open.pop()?.close();
+    open.pop()?.shutdown();
     await appendFile(file, '{"op":"createThread","thread":{"id":"thread_0000');
 
     const back = await reopen();
