@@ -35,15 +35,17 @@ import type {
 } from "../api-types";
 import type { StudioClient } from "../client";
 import {
-  ChatStreamState,
   convertCompletionToChatGenerations,
-  convertDeltaToAIMessageChunk,
-  convertMessagesToStudioParams,
   finalResponseMetadata,
   MODEL_PROVIDER,
-  registerStudioBlockTranslator,
+} from "../converters/completion";
+import { registerStudioBlockTranslator } from "../converters/content-blocks";
+import { convertMessagesToStudioParams } from "../converters/messages";
+import {
+  ChatStreamState,
+  convertDeltaToAIMessageChunk,
   type StudioAIMessageChunk,
-} from "../converters/messages";
+} from "../converters/stream-chunks";
 import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";

@@ -3,7 +3,7 @@
  */
 import { type Generation, GenerationChunk } from "@langchain/core/outputs";
 import type { TextCompletion, TextCompletionChunk, Usage } from "../api-types";
-import { MODEL_PROVIDER } from "./messages";
+import { MODEL_PROVIDER } from "./completion";
 
 /**
  * What every finished generation carries, like `response_metadata` on chat messages. `model`
