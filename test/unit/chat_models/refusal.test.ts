@@ -131,7 +131,7 @@ describe("the refusal in the message", () => {
     const grown: string[] = [];
     for await (const event of stream) {
       if (event.event === "content-block-delta") {
-        const { fields } = event.delta as { fields: { refusal: string } };
+        const { fields } = event.delta as unknown as { fields: { refusal: string } };
         grown.push(fields.refusal);
       }
       const name = "index" in event ? `${event.event}:${event.index}` : event.event;
