@@ -247,10 +247,16 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     return { totalCount: countPerMessage.reduce((a, b) => a + b, 0), countPerMessage };
   }
 
+  /**
+   * Binds tools for every call. Tools the wire would refuse (a name outside OpenAI's
+   * `^[a-zA-Z0-9_-]{1,64}$`, two tools with one name, a definition that is no tool) throw a
+   * `StudioValidationError` naming the tool here, before anything is sent.
+   */
   override bindTools(
     tools: BindToolsInput[],
     kwargs?: Partial<ChatStudioCallOptions>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, ChatStudioCallOptions> {
+    convertToolsToStudio(tools);
     return this.withConfig({ ...kwargs, tools } as Partial<ChatStudioCallOptions>);
   }
 
