@@ -35,13 +35,14 @@ import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/t
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import { asContextOverflow } from "../models/context-overflow";
+import { definedOnly } from "../models/defined-only";
 import {
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
-import { completionParams, definedOnly, lsParams, streamOptions } from "../models/params";
+import { completionParams, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
 import { profileFromModel, publicModels, warnProfileNotLoaded } from "../models/profile";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
