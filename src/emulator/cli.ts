@@ -17,8 +17,12 @@ const USAGE = `Usage: studio-emulator [options]
   --log                 one line per request (never the key)
   --upstream <url>      forward completions to this OpenAI-compatible server
   --upstream-api-key <k> key sent to the upstream
-  --lenient-tool-messages  accept tool calls without their results (real servers answer 400)
-  -h, --help            show this help`;
+  --lenient-tool-messages  accept tool calls and tool results that do not pair up (real servers answer 400)
+  -h, --help            show this help
+
+While it runs, tests script, reset and fault it over HTTP with the same key:
+  POST /_emulator/script {model, replies}   POST /_emulator/reset   POST /_emulator/faults {faults}
+and keep apart by sending x-emulator-scope: <test id> (see the emulator docs).`;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`studio-emulator: ${message}\n`);
@@ -72,6 +76,7 @@ async function main(): Promise<void> {
       `  inference address (proxyUrl): ${handle.proxyUrl}`,
       `  API key:                      ${handle.apiKey}`,
       `  process id:                   ${process.pid}`,
+      `  test control (same key):      ${new URL(handle.baseUrl).origin}/_emulator/{script,reset,faults}`,
       "",
       `export STUDIO_BASE_URL=${handle.baseUrl}`,
       `export STUDIO_PROXY_URL=${handle.proxyUrl}`,

@@ -62,7 +62,7 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
         const input = readChatInput(body, sampling, deps.strictToolMessages);
         const promptChars = input.messages.reduce((sum, m) => sum + m.text.length, 0);
         checkContextLength(sampling, estimateTokens(promptChars), "messages");
-        const reply = await scriptedReply(deps, sampling, body);
+        const reply = await scriptedReply(deps, sampling, body, ctx.scope);
         if (!reply) return chatResult(sampling, scriptChat(input), promptChars, ids);
         const failure = streamFailure(reply, sampling);
         return chatResult(sampling, replyChoice(reply, input), promptChars, ids, failure);
@@ -83,7 +83,7 @@ export function completionRoutes(deps: CompletionDeps, prefix: string): Route[] 
         if (typeof prompt !== "string")
           throw invalid("prompt", `must be a string (got ${describe(prompt)})`);
         checkContextLength(sampling, estimateTokens(prompt.length), "prompt");
-        const reply = await scriptedReply(deps, sampling, body);
+        const reply = await scriptedReply(deps, sampling, body, ctx.scope);
         if (!reply) {
           const result = scriptText({
             prompt,
@@ -108,8 +108,9 @@ async function scriptedReply(
   deps: CompletionDeps,
   sampling: Sampling,
   body: Json,
+  scope: string | undefined,
 ): Promise<ScriptedReplyFields | undefined> {
-  const reply = deps.scripts.take(sampling.model, body as ScriptedRequest);
+  const reply = deps.scripts.take(sampling.model, body as ScriptedRequest, scope);
   if (!reply) return undefined;
   if (reply.delayMs) await sleep(reply.delayMs, undefined, { ref: false });
   if (reply.error && !(reply.error.inStream && sampling.stream)) throw replyHttpError(reply.error);

@@ -115,3 +115,44 @@ export class FaultInjector {
     };
   }
 }
+
+/**
+ * The emulator's faults: one set for every request, and sets of their own for scopes (requests
+ * with `x-emulator-scope: <scope>`). A scoped request draws from its scope's set when it has one,
+ * else from the shared set; each set draws from its own seeded sequence, so one test's faults
+ * neither reach nor shift another's.
+ */
+export class FaultBook {
+  private readonly shared: FaultInjector;
+  private readonly scoped = new Map<string, FaultInjector>();
+
+  constructor(private readonly seed: number) {
+    this.shared = new FaultInjector(seed);
+  }
+
+  /** Sets (undefined: clears) the shared faults, or one scope's. */
+  set(faults: FaultSpec | string | undefined, scope?: string): void {
+    if (scope === undefined) {
+      this.shared.set(faults);
+      return;
+    }
+    if (faults === undefined) {
+      this.scoped.delete(scope);
+      return;
+    }
+    const injector = new FaultInjector(this.seed);
+    injector.set(faults);
+    this.scoped.set(scope, injector);
+  }
+
+  draw(path: string, scope: string | undefined): FaultDraw | undefined {
+    const injector = (scope === undefined ? undefined : this.scoped.get(scope)) ?? this.shared;
+    return injector.draw(path);
+  }
+
+  /** `reset()`: scoped faults are dropped, the shared ones kept and their sequence restarted. */
+  reset(): void {
+    this.scoped.clear();
+    this.shared.reseed();
+  }
+}

@@ -6,7 +6,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { HttpError } from "./http-error";
 import type { ProxyResult } from "./upstream";
 
-export type RouteAuth = "none" | "studio" | "inference";
+/** `control`: the `/_emulator` routes, which take the key either way (header of either room). */
+export type RouteAuth = "none" | "studio" | "inference" | "control";
 
 export interface RequestContext {
   method: string;
@@ -14,6 +15,8 @@ export interface RequestContext {
   params: Record<string, string>;
   query: Record<string, string>;
   headers: IncomingHttpHeaders;
+  /** The request's test scope (`x-emulator-scope`); undefined without one. */
+  scope: string | undefined;
   /** Parsed JSON body; undefined when the request had none. */
   body: unknown;
   raw: Buffer;

@@ -83,6 +83,8 @@ export interface ScriptedRequest extends CompletionParams {
 /** What `emulator.script()` returns. */
 export interface ModelScript {
   readonly model: string;
+  /** The scope the script answers (requests with `x-emulator-scope: <scope>`); undefined: unscoped. */
+  readonly scope: string | undefined;
   /**
    * The bodies of the valid completion requests for `model` since the script was set, in
    * order: `requests[i]` was answered by reply `i` (one past the end: the "used up" 400).
@@ -218,6 +220,7 @@ class ScriptState implements ModelScript {
 
   constructor(
     readonly model: string,
+    readonly scope: string | undefined,
     private readonly replies: readonly ScriptedReplyFields[],
   ) {}
 
@@ -229,9 +232,10 @@ class ScriptState implements ModelScript {
     this.requests.push(body);
     const reply = this.replies[this.answered];
     if (reply === undefined) {
+      const of = this.scope === undefined ? "" : ` in scope ${JSON.stringify(this.scope)}`;
       throw new HttpError(
         400,
-        `The script of ${JSON.stringify(this.model)} is used up: its ${this.replies.length} ` +
+        `The script of ${JSON.stringify(this.model)}${of} is used up: its ${this.replies.length} ` +
           `replies answered the requests before this one (request ${this.requests.length}). ` +
           "Script one reply per request the code under test makes, or call emulator.reset() to drop the script.",
         { code: "script_exhausted" },
@@ -242,29 +246,58 @@ class ScriptState implements ModelScript {
   }
 }
 
-/** The scripts by model uri; a new script for a model replaces the old one. */
+/**
+ * The scripts by scope and model uri; a new script for a model in a scope replaces the old one.
+ * A request in a scope (the `x-emulator-scope` header) takes only that scope's scripts, and an
+ * unscoped request only the unscoped ones, so tests sharing one emulator never take each other's
+ * replies; a model with no script in the request's scope answers with the scripted model's echo.
+ */
 export class ScriptBook {
   private readonly scripts = new Map<string, ScriptState>();
 
-  set(model: string, replies: unknown, models: readonly Model[]): ModelScript {
+  set(
+    model: string,
+    replies: unknown,
+    models: readonly Model[],
+    scope: string | undefined = undefined,
+  ): ModelScript {
     if (!models.some((m) => m.uri === model)) {
       throw new Error(
         `emulator.script(${JSON.stringify(model)}): no such model; the emulator serves ${models.map((m) => m.uri).join(", ")}.`,
       );
     }
-    const script = new ScriptState(model, checkReplies(model, replies));
-    this.scripts.set(model, script);
+    const script = new ScriptState(model, scope, checkReplies(model, replies));
+    this.scripts.set(key(scope, model), script);
     return script;
   }
 
-  /** The next reply for `model`, undefined when it has no script; throws when it is used up. */
-  take(model: string, body: ScriptedRequest): ScriptedReplyFields | undefined {
-    return this.scripts.get(model)?.take(body);
+  /** The script of `model` in `scope`, if one is set. */
+  get(model: string, scope: string | undefined): ModelScript | undefined {
+    return this.scripts.get(key(scope, model));
   }
 
-  clear(): void {
-    this.scripts.clear();
+  /** The next reply for `model`, undefined when it has no script; throws when it is used up. */
+  take(
+    model: string,
+    body: ScriptedRequest,
+    scope: string | undefined = undefined,
+  ): ScriptedReplyFields | undefined {
+    return this.scripts.get(key(scope, model))?.take(body);
   }
+
+  /** Drops every script, or only those of one scope. */
+  clear(scope?: string): void {
+    if (scope === undefined) {
+      this.scripts.clear();
+      return;
+    }
+    for (const [k, script] of this.scripts) if (script.scope === scope) this.scripts.delete(k);
+  }
+}
+
+/** Scopes are header values (no control characters), so a NUL cannot occur in one. */
+function key(scope: string | undefined, model: string): string {
+  return scope === undefined ? model : `${scope}\u0000${model}`;
 }
 
 /** The error a reply answers with, as an HTTP response (`inStream` errors of unstreamed requests too). */

@@ -5,6 +5,12 @@ import type { ModelScript, ScriptedReply } from "./script";
  * these shapes, so fields are only ever added, never changed.
  */
 
+/** A WHATWG fetch: `handle.fetch`, served in process by the emulator. */
+export type EmulatorFetch = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Promise<Response>;
+
 export interface FaultSpec {
   /** 0..1 probability per request: 429 with Retry-After. */
   rate429?: number;
@@ -64,6 +70,11 @@ export interface EmulatorOptions {
   strictToolMessages?: boolean;
 }
 
+/** A test scope: the value of the `x-emulator-scope` header its requests carry. */
+export interface ScopeOptions {
+  scope?: string;
+}
+
 export interface RecordedRequest {
   method: string;
   /** Path as received, without the query, e.g. `/studio/v1/threads`. */
@@ -81,22 +92,36 @@ export interface EmulatorHandle {
   /** `http://<host>:<port>/inference`: `{proxyUrl}/chat/completions` */
   proxyUrl: string;
   apiKey: string;
+  /** The port listened on; 0 for an in-process emulator (`createInProcessEmulator`). */
   port: number;
+  /**
+   * A WHATWG fetch served in process by this emulator's routes, with no socket: pass it as a
+   * client's `fetch` option (with `baseUrl` / `proxyUrl`) to skip loopback HTTP. Faults, scripts,
+   * the request log and the data file behave as over HTTP. Refuses like a closed port after
+   * `close()`.
+   */
+  fetch: EmulatorFetch;
   /** Flushes the data file and closes all sockets (keep-alive ones too). */
   close(): Promise<void>;
   /**
    * Empties threads, messages, assistants, datasets and the request log; reseeds models. Ids
-   * issued after it never repeat one issued before.
+   * issued after it never repeat one issued before. With `scope`, drops only that scope's scripts
+   * and faults (the state stays: other tests may be using it).
    */
-  reset(): Promise<void>;
-  /** Changes faults at run time (undefined = none). */
-  setFaults(faults?: FaultSpec | string): void;
+  reset(options?: ScopeOptions): Promise<void>;
+  /**
+   * Changes faults at run time (undefined = none). With `scope`, they apply only to requests in
+   * that scope, which then draw from these faults instead of the shared ones.
+   */
+  setFaults(faults?: FaultSpec | string, options?: ScopeOptions): void;
   /**
    * What `model` answers next: each valid completion request for it takes the next reply, in
    * order, instead of the scripted model's echo; once used up, requests get a 400 saying so.
-   * Replaces the model's earlier script; `reset()` drops every script.
+   * Replaces the model's earlier script in the same scope; `reset()` drops every script. With
+   * `scope`, only requests with `x-emulator-scope: <scope>` take the replies (and they take no
+   * unscoped ones), so tests sharing one emulator never take each other's replies.
    */
-  script(model: string, replies: readonly ScriptedReply[]): ModelScript;
+  script(model: string, replies: readonly ScriptedReply[], options?: ScopeOptions): ModelScript;
   /** The latest requests received (see `recordRequests`), oldest first. */
   readonly requests: readonly RecordedRequest[];
   clearRequests(): void;
