@@ -170,6 +170,38 @@ describe("the refusal in the message", () => {
   });
 });
 
+describe("when a callback handler prefers content-block events (LangGraph's message streaming)", () => {
+  // Core 1.4 then builds invoke's message from `_streamChatModelEvents`; older cores ignore the
+  // flag and take the usual path: the outcome must be the same either way.
+  const eventHandler = {
+    lc_prefer_chat_model_stream_events: true,
+    handleChatModelStreamEvent: () => {},
+  };
+
+  it("invoke's message has the refusal block", async () => {
+    const streamed = replyStream(refusalChunks());
+    replyJson(refusedCompletion);
+    const reply = await newModel().invoke("hi", { callbacks: [eventHandler as never] });
+    // Core 1.4 (the core with ModelRefusalError) took the event path: the streamed request.
+    if (CoreModelRefusalError) expect(streamed.bodies).toHaveLength(1);
+    expect(reply.contentBlocks).toEqual([{ type: "refusal", refusal: REFUSAL }]);
+    expect(refusalOfMessage(reply)).toBe(REFUSAL);
+  });
+
+  it.each(["jsonSchema", "functionCalling"] as const)(
+    "withStructuredOutput (%s) raises ModelRefusalError",
+    async (method) => {
+      replyStream(refusalChunks());
+      replyJson(refusedCompletion);
+      const structured = newModel().withStructuredOutput(schemas.zod, { method });
+      const error = await rejection(() =>
+        structured.invoke("hi", { callbacks: [eventHandler as never] }),
+      );
+      expectRefusalError(error);
+    },
+  );
+});
+
 const schemas = {
   zod: z.object({ title: z.string() }),
   "JSON schema": {
