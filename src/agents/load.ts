@@ -6,14 +6,14 @@ import { requireId } from "../assistants/resources";
 import { ChatStudio } from "../chat_models";
 import type { StudioClient } from "../client";
 import { resolveClient } from "../client/resolve";
-import { StudioValidationError } from "../errors";
 import { validateField } from "../validation";
 import { type AssistantAgent, buildAssistantAgent } from "./agent";
 import { type ResolvedModelSettings, resolveModelSettings, sameModelSettings } from "./model-refs";
+import { checkLoadParams } from "./params";
 import { matchTools } from "./tool-match";
 import type { LoadAssistantAgentParams } from "./types";
 
-export const DEFAULT_MAX_ITERATIONS = 15;
+export { DEFAULT_MAX_ITERATIONS } from "./params";
 
 /**
  * Loads an assistant (or takes the record given) and returns a runnable agent:
@@ -26,7 +26,7 @@ export const DEFAULT_MAX_ITERATIONS = 15;
 export async function loadAssistantAgent(
   params: LoadAssistantAgentParams,
 ): Promise<AssistantAgent> {
-  const { maxIterations, tools } = checkParams(params);
+  const { maxIterations, tools } = checkLoadParams(params);
   // resolveClient reads only `client` and the client options among the params.
   const client = resolveClient(params);
   let assistant = params.assistant;
@@ -57,35 +57,6 @@ export async function loadAssistantAgent(
     history: params.history,
     maxIterations,
   });
-}
-
-function checkParams(params: LoadAssistantAgentParams) {
-  if (params === null || typeof params !== "object") {
-    throw new StudioValidationError(
-      "params",
-      "must be an object { assistant | assistantId, tools }",
-    );
-  }
-  if ((params.assistant === undefined) === (params.assistantId === undefined)) {
-    throw new StudioValidationError(
-      "assistant",
-      "pass exactly one of `assistant` (a record) or `assistantId`",
-    );
-  }
-  const { tools = [], maxIterations = DEFAULT_MAX_ITERATIONS } = params;
-  if (!Array.isArray(tools)) {
-    throw new StudioValidationError(
-      "tools",
-      "must be an array of LangChain tools implementing the assistant's functions",
-    );
-  }
-  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-    throw new StudioValidationError(
-      "maxIterations",
-      `must be an integer >= 1 (got ${maxIterations})`,
-    );
-  }
-  return { tools, maxIterations };
 }
 
 /** A ChatStudio for one of the assistant's models, tagged so traces and streams tell them apart. */

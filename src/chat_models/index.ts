@@ -9,10 +9,6 @@ import {
   type LangSmithParams,
 } from "@langchain/core/language_models/chat_models";
 import type { ChatModelStreamEvent } from "@langchain/core/language_models/event";
-import {
-  convertOpenAICompletionsStream,
-  type OpenAICompletionsStreamChunk,
-} from "@langchain/core/language_models/openai_completions_stream";
 import type { ModelProfile } from "@langchain/core/language_models/profile";
 import type {
   AIMessage,
@@ -25,41 +21,34 @@ import { ChatGenerationChunk, type ChatResult, type LLMResult } from "@langchain
 import type { Runnable } from "@langchain/core/runnables";
 import type { SerializableSchema } from "@langchain/core/utils/standard_schema";
 import type { InteropZodType } from "@langchain/core/utils/types";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionRequest,
-  ChatTool,
-  CompletionParams,
-  ToolChoice,
-  Usage,
-} from "../api-types";
+import type { ChatCompletionRequest, ChatTool, CompletionParams, ToolChoice } from "../api-types";
 import type { StudioClient } from "../client";
+import { convertCompletionToChatGenerations } from "../converters/completion";
+import { registerStudioBlockTranslator } from "../converters/content-blocks";
+import { convertMessagesToStudioParams } from "../converters/messages";
 import {
   ChatStreamState,
-  convertCompletionToChatGenerations,
   convertDeltaToAIMessageChunk,
-  convertMessagesToStudioParams,
-  finalResponseMetadata,
-  MODEL_PROVIDER,
-  registerStudioBlockTranslator,
   type StudioAIMessageChunk,
-} from "../converters/messages";
+} from "../converters/stream-chunks";
 import { convertToolChoiceToStudio, convertToolsToStudio } from "../converters/tools";
 import { addTokenUsage, convertUsage, type TokenUsage } from "../converters/usage";
 import { StudioResponseError } from "../errors";
 import { asContextOverflow } from "../models/context-overflow";
+import { definedOnly } from "../models/defined-only";
 import {
   initModel,
   STUDIO_ALIASES,
   STUDIO_SECRETS,
   type StudioModelClientFields,
 } from "../models/init";
-import { completionParams, definedOnly, lsParams, streamOptions } from "../models/params";
+import { completionParams, lsParams, streamOptions } from "../models/params";
 import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
 import { profileFromModel, publicModels, warnProfileNotLoaded } from "../models/profile";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
 import { CHAT_SETTINGS, type StudioModelSettings } from "../models/settings";
 import { contentText, estimateMessageTokens, estimateTokens } from "../models/tokens";
+import { studioChatModelEvents } from "./stream-events";
 import { buildStructuredOutput } from "./structured_output";
 import type { ChatStudioCallOptions, ChatStudioInput } from "./types";
 
@@ -259,10 +248,16 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     return { totalCount: countPerMessage.reduce((a, b) => a + b, 0), countPerMessage };
   }
 
+  /**
+   * Binds tools for every call. Tools the wire would refuse (a name outside OpenAI's
+   * `^[a-zA-Z0-9_-]{1,64}$`, two tools with one name, a definition that is no tool) throw a
+   * `StudioValidationError` naming the tool here, before anything is sent.
+   */
   override bindTools(
     tools: BindToolsInput[],
     kwargs?: Partial<ChatStudioCallOptions>,
   ): Runnable<BaseLanguageModelInput, AIMessageChunk, ChatStudioCallOptions> {
+    convertToolsToStudio(tools);
     return this.withConfig({ ...kwargs, tools } as Partial<ChatStudioCallOptions>);
   }
 
@@ -362,10 +357,8 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   }
 
   /**
-   * Core's content-block event stream (`streamEvents()` without a version), converted by core's
-   * own OpenAI-completions converter; the response metadata is made Studio's, and tool calls
-   * whose arguments are not a JSON object become invalid calls, as everywhere else. Events
-   * cover the first choice.
+   * Core's content-block event stream (`streamEvents()` without a version): see
+   * `studioChatModelEvents`. Events cover the first choice.
    */
   override async *_streamChatModelEvents(
     messages: BaseMessage[],
@@ -374,52 +367,11 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
   ): AsyncGenerator<ChatModelStreamEvent> {
     const body = this.#requestBody(messages, options, true);
     const stream = this.client.streamChatCompletion(body, requestOptions(options));
-    const streamUsage = options.streamUsage ?? this.streamUsage;
-    let first: ChatCompletionChunk | undefined;
-    let finishReason: string | null | undefined;
-    let usage: Usage | undefined;
-    const events = convertOpenAICompletionsStream(
-      stream as AsyncIterable<unknown> as AsyncIterable<OpenAICompletionsStreamChunk>,
-      {
-        streamUsage,
-        provider: MODEL_PROVIDER,
-        mapChunk: (chunk) => {
-          const studioChunk = chunk as unknown as ChatCompletionChunk;
-          first ??= studioChunk;
-          usage = studioChunk.usage ?? usage;
-          // Core's converter reads `choices[0]` whatever its index: with n > 1 the other choices'
-          // deltas would be merged into the first's blocks.
-          const choices = studioChunk.choices.filter((choice) => choice.index === 0);
-          finishReason = choices[0]?.finish_reason ?? finishReason;
-          return { ...studioChunk, choices } as unknown as OpenAICompletionsStreamChunk;
-        },
-      },
-    );
     try {
-      for await (const event of events) {
-        if (event.event === "content-block-finish") {
-          yield { ...event, content: strictToolBlock(event.content) };
-        } else if (event.event === "usage") {
-          // Core's reading of usage knows no cache writes: the same conversion as everywhere.
-          yield { ...event, usage: convertUsage(usage) ?? event.usage };
-        } else if (event.event === "message-finish") {
-          const sent = streamUsage ? usage : undefined;
-          const usageMetadata = convertUsage(sent);
-          yield {
-            ...event,
-            ...(usageMetadata && { usage: usageMetadata }),
-            responseMetadata: finalResponseMetadata({
-              model: first?.model ?? body.model,
-              finishReason,
-              id: first?.id,
-              created: first?.created,
-              usage: sent,
-            }),
-          };
-        } else {
-          yield event;
-        }
-      }
+      yield* studioChatModelEvents(stream, {
+        streamUsage: options.streamUsage ?? this.streamUsage,
+        requestedModel: body.model,
+      });
     } catch (error) {
       throw asContextOverflow(error);
     }
@@ -483,20 +435,6 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
 function withStrict(tools: ChatTool[], strict: boolean | undefined): ChatTool[] {
   if (strict === undefined) return tools;
   return tools.map((tool) => ({ ...tool, function: { ...tool.function, strict } }));
-}
-
-/** Core's finished tool block holds any JSON; arguments must be an object, as everywhere. */
-function strictToolBlock<T>(block: T): T {
-  const { type, args } = block as { type?: unknown; args?: unknown };
-  if (type !== "tool_call" || (typeof args === "object" && args !== null && !Array.isArray(args))) {
-    return block;
-  }
-  return {
-    ...block,
-    type: "invalid_tool_call",
-    args: JSON.stringify(args),
-    error: "The arguments are valid JSON but not an object",
-  } as T;
 }
 
 /** The `llmOutput` of one call: its usage in LangChain's `tokenUsage` shape. */

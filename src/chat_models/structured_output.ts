@@ -5,7 +5,10 @@
  * closed here: a reply without the expected tool call is an error rather than `undefined`,
  * replies to a plain JSON schema are validated too, and a stream's final value is parsed as
  * strictly as `invoke`'s (core's streaming parsers end with their partial guess of a cut reply).
+ * Every parser raises `ModelRefusalError` for a refusal first, on every core (core 1.4's parsers
+ * do it too; older ones would report "Failed to parse" of an empty text).
  */
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import {
   assembleStructuredOutputPipeline,
@@ -19,7 +22,7 @@ import {
   parseJsonMarkdown,
 } from "@langchain/core/output_parsers";
 import { JsonOutputKeyToolsParser } from "@langchain/core/output_parsers/openai_tools";
-import type { ChatGeneration } from "@langchain/core/outputs";
+import type { ChatGeneration, Generation } from "@langchain/core/outputs";
 import {
   type Runnable,
   RunnableLambda,
@@ -31,6 +34,7 @@ import { isSerializableSchema } from "@langchain/core/utils/standard_schema";
 import { getSchemaDescription, isInteropZodSchema } from "@langchain/core/utils/types";
 import type { ChatTool } from "../api-types";
 import { StudioValidationError } from "../errors";
+import { throwIfRefusal } from "../models/refusal";
 
 type JsonObject = Record<string, unknown>;
 
@@ -115,7 +119,7 @@ export function buildStructuredOutput(
       ls_structured_output_format: { kwargs: { method }, schema: jsonSchema },
     });
     parser = isTypedSchema
-      ? (createContentParser(schema as never) as never)
+      ? new RefusalCheckedParser(createContentParser(schema as never) as never)
       : new JsonSchemaReplyParser(jsonSchema);
   } else {
     llm = model.withConfig({
@@ -123,7 +127,7 @@ export function buildStructuredOutput(
       ls_structured_output_format: { kwargs: { method }, schema: jsonSchema },
     });
     parser = isTypedSchema
-      ? (createContentParser(schema as never) as never)
+      ? new RefusalCheckedParser(createContentParser(schema as never) as never)
       : new JsonSchemaReplyParser(jsonSchema);
   }
   if (!config.includeRaw) {
@@ -184,6 +188,7 @@ export class StudioToolCallOutputParser extends JsonOutputKeyToolsParser<JsonObj
   }
 
   override async parseResult(generations: ChatGeneration[]): Promise<JsonObject> {
+    throwIfRefusal(generations[0]?.message);
     const result: JsonObject | undefined = await super.parseResult(generations);
     if (result === undefined) {
       throw new OutputParserException(missingCallMessage(generations[0]?.message, this.keyName));
@@ -247,6 +252,11 @@ export class JsonSchemaReplyParser extends BaseOutputParser<JsonObject> {
     super();
   }
 
+  override async parseResult(generations: Generation[]): Promise<JsonObject> {
+    throwIfRefusal((generations[0] as ChatGeneration | undefined)?.message);
+    return super.parseResult(generations);
+  }
+
   async parse(text: string): Promise<JsonObject> {
     let value: unknown;
     try {
@@ -268,6 +278,35 @@ export class JsonSchemaReplyParser extends BaseOutputParser<JsonObject> {
   /** The message's text blocks joined, so that content as standard blocks (v1) parses too. */
   protected override _baseMessageToString(message: BaseMessage): string {
     return message.text;
+  }
+}
+
+/**
+ * Core's content parser for a zod or standard schema, with the refusal checked first: a streamed
+ * reply reaches it whole too (core's content parsers are not transform parsers).
+ */
+export class RefusalCheckedParser<T> extends BaseOutputParser<T> {
+  static override lc_name(): string {
+    return "RefusalCheckedParser";
+  }
+
+  lc_namespace = ["langchain_studio", "output_parsers"];
+
+  constructor(readonly inner: BaseOutputParser<T>) {
+    super();
+  }
+
+  override async parseResult(generations: Generation[], callbacks?: Callbacks): Promise<T> {
+    throwIfRefusal((generations[0] as ChatGeneration | undefined)?.message);
+    return this.inner.parseResult(generations, callbacks);
+  }
+
+  parse(text: string, callbacks?: Callbacks): Promise<T> {
+    return this.inner.parse(text, callbacks);
+  }
+
+  getFormatInstructions(): string {
+    return this.inner.getFormatInstructions();
   }
 }
 

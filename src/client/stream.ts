@@ -102,15 +102,20 @@ export class ToolCallIndexes {
 }
 
 /**
- * Whether a chunk carries part of the answer: text, reasoning, a tool call, a finish reason or
- * usage. The chunks before the first such one (a role, empty text) can be dropped with a failed
+ * Whether a chunk carries part of the answer: text, reasoning, a refusal, a tool call, a finish
+ * reason or usage. The chunks before the first such one (a role, empty text) can be dropped with a failed
  * attempt and nothing is lost.
  */
 export function carriesToken(chunk: {
   choices: readonly {
     finish_reason?: string | null | undefined;
     text?: string | undefined;
-    delta?: { content?: string | null; reasoning_content?: string; tool_calls?: unknown[] };
+    delta?: {
+      content?: string | null;
+      reasoning_content?: string;
+      refusal?: unknown;
+      tool_calls?: unknown[];
+    };
   }[];
   usage?: unknown;
 }): boolean {
@@ -121,6 +126,7 @@ export function carriesToken(chunk: {
       !!choice.text ||
       !!choice.delta?.content ||
       !!choice.delta?.reasoning_content ||
+      !!choice.delta?.refusal ||
       (choice.delta?.tool_calls?.length ?? 0) > 0,
   );
 }

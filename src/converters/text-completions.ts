@@ -3,7 +3,7 @@
  */
 import { type Generation, GenerationChunk } from "@langchain/core/outputs";
 import type { TextCompletion, TextCompletionChunk, Usage } from "../api-types";
-import { MODEL_PROVIDER } from "./messages";
+import { MODEL_PROVIDER, refusalText } from "./completion";
 
 /**
  * What every finished generation carries, like `response_metadata` on chat messages. `model`
@@ -30,8 +30,20 @@ export function convertTextCompletionToGenerations(
     .sort((a, b) => a.index - b.index)
     .map((choice) => ({
       text: choice.text,
-      generationInfo: textGenerationInfo(choice.finish_reason, completion.model ?? requestedModel),
+      generationInfo: withRefusal(
+        textGenerationInfo(choice.finish_reason, completion.model ?? requestedModel),
+        choice.refusal,
+      ),
     }));
+}
+
+/**
+ * The text completions API has no refusal, but a server that reports one on a whole text choice
+ * (as chat choices do) has it kept in `generationInfo.refusal`, never dropped for an empty text.
+ */
+function withRefusal(info: Record<string, unknown>, refusal: unknown): Record<string, unknown> {
+  const text = refusalText(refusal);
+  return text === undefined ? info : { ...info, refusal: text };
 }
 
 /** One streamed event to a `GenerationChunk` per choice it carries. */

@@ -95,10 +95,22 @@ function fromTitledSchema(schema: unknown, field: string): ChatTool {
   );
 }
 
+/**
+ * The tool names OpenAI's chat API accepts; OpenAI-compatible servers (and the emulator) refuse
+ * others with a 400, while LangChain's `tool()` accepts any string.
+ */
+const WIRE_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 function normalize(tool: ChatTool, field: string): ChatTool {
   const fn = tool.function;
   if (!fn || typeof fn.name !== "string" || fn.name.trim() === "") {
     throw new StudioValidationError(`${field}.name`, "a tool needs a non-empty name");
+  }
+  if (!WIRE_TOOL_NAME.test(fn.name)) {
+    throw new StudioValidationError(
+      `${field}.name`,
+      `${JSON.stringify(fn.name)} is not a tool name the chat API accepts: use 1 to 64 letters, digits, "_" or "-" (e.g. ${JSON.stringify(suggestedName(fn.name))})`,
+    );
   }
   if (
     fn.parameters !== undefined &&
@@ -117,6 +129,11 @@ function normalize(tool: ChatTool, field: string): ChatTool {
   };
   if (fn.strict !== undefined) out.function.strict = fn.strict;
   return out;
+}
+
+/** A name the wire accepts, for the error's example: "get weather" -> "get_weather". */
+function suggestedName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]+/g, "_").slice(0, 64) || "my_tool";
 }
 
 /** The tool names in wire tools, for checking a named tool choice. */

@@ -4,6 +4,7 @@
  * body and LangSmith's tracing fields are both built from it.
  */
 import type { CompletionParams } from "../api-types";
+import { definedOnly } from "./defined-only";
 import type {
   ModelSettings,
   SettingTable,
@@ -39,12 +40,6 @@ export function streamOptions(
   return (options.streamUsage ?? model.streamUsage ?? true)
     ? { stream_options: { include_usage: true } }
     : {};
-}
-
-export function definedOnly<T extends object>(value: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = v;
-  return out as T;
 }
 
 /** LangSmith's tracing fields, from the same merged request fields; every key always present. */

@@ -31,12 +31,18 @@ async function readListing(client: ModelListing): Promise<ReadonlyMap<string, Mo
 
 /**
  * The profile a listing entry declares: the `tools` tag means tool calling, tool choice and
- * structured output; `extra_args.max_model_len` is the context length; `modality` names the
+ * structured output; the mid-conversation flags are ChatStudio's (see below); `extra_args.max_model_len` is the context length; `modality` names the
  * input kinds (MODALITY_TEXT: text only).
  */
 export function profileFromModel(model: Model | undefined): ModelProfile {
   if (model === undefined) return {};
-  const profile: ModelProfile = {};
+  const profile: ModelProfile = {
+    // ChatStudio sends a system message where it sits (role "system" in place), never moved into
+    // a leading prompt, so the prompt prefix before it is unchanged (core 1.2.20's flag).
+    midConversationSystemMessages: true,
+    // Tools go in the request's `tools` list only: the chat API has no message that adds one.
+    midConversationTools: false,
+  };
   const tags = model.meta?.metadata?.description?.model_tags;
   if (Array.isArray(tags)) {
     const tools = tags.includes("tools");

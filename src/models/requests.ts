@@ -6,7 +6,7 @@ import type { AsyncCaller } from "@langchain/core/utils/async_caller";
 import type { StudioClient } from "../client";
 import type { RequestOptions } from "../client/options";
 import { StudioConfigError } from "../errors";
-import { definedOnly } from "./params";
+import { definedOnly } from "./defined-only";
 
 /** The client's per-call options that a model's call passes on (the client checks them). */
 export const MODEL_REQUEST_OPTIONS = [

@@ -3,7 +3,7 @@
  * calls the tools named in the last user message and answers `Tool said: ...` after tool results,
  * with the first 40 characters of the system prompt in brackets in front.
  */
-import type { BaseCallbackHandlerMethodsClass } from "@langchain/core/callbacks/base";
+import type { Callbacks } from "@langchain/core/callbacks/manager";
 import { type AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -401,15 +401,18 @@ describe("loadAssistantAgent", () => {
     expect(streamed).toBe(`${PREFIX}Tool said: Rome: sunny`);
 
     const seen: string[] = [];
-    const handler: BaseCallbackHandlerMethodsClass = {
-      handleChatModelStart: async () => {
-        seen.push("model");
+    // Typed through `Callbacks`: the handler-methods type is named differently across core 1.x.
+    const callbacks: Callbacks = [
+      {
+        handleChatModelStart: async () => {
+          seen.push("model");
+        },
+        handleToolStart: async () => {
+          seen.push("tool");
+        },
       },
-      handleToolStart: async () => {
-        seen.push("tool");
-      },
-    };
-    await agent.invoke(input, { callbacks: [handler] });
+    ];
+    await agent.invoke(input, { callbacks });
     expect(seen).toEqual(["model", "tool", "model", "model"]);
 
     emulator.handle.clearRequests();

@@ -312,11 +312,41 @@ describe("profile", () => {
       imageUrlInputs: false,
       audioInputs: false,
       videoInputs: false,
+      midConversationSystemMessages: true,
+      midConversationTools: false,
     });
     expect(model.profile).toEqual(loaded);
     expect((await withOverride.loadProfile()).maxInputTokens).toBe(100);
     expect(withOverride.profile.toolCalling).toBe(true);
     expect(calls.count()).toBe(1);
+  });
+
+  it("midConversationSystemMessages: a system message after the first turn is sent where it sits", async () => {
+    replyListing();
+    const client = new StudioClient({
+      fetch: globalThis.fetch,
+      baseUrl: `${ORIGIN}/studio`,
+      proxyUrl: PROXY_URL,
+      apiKey: KEY,
+      maxRetries: 0,
+    });
+    const model = new ChatStudio(MODEL, { client });
+    expect((await model.loadProfile()).midConversationSystemMessages).toBe(true);
+    const { bodies } = replyJson(completion());
+    await model.invoke([
+      new SystemMessage("Be brief."),
+      new HumanMessage("hi"),
+      new AIMessage("hello"),
+      new SystemMessage("From now on, answer in French."),
+      new HumanMessage("and now?"),
+    ]);
+    expect(bodies[0]?.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "system", content: "From now on, answer in French." },
+      { role: "user", content: "and now?" },
+    ]);
   });
 
   it("a model missing from the listing has an empty profile", async () => {

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z as z3 } from "zod/v3";
 import { z as z4 } from "zod/v4";
 import { ChatStudio } from "../../../src/chat_models";
+import { StudioValidationError } from "../../../src/errors";
 import { completion, newModel, replyJson } from "./helpers";
 
 beforeAll(() => {
@@ -123,7 +124,7 @@ describe("bindTools: tool_choice", () => {
     expect(bodies[0]?.tool_choice).toEqual(expected);
   });
 
-  it("bindTools only binds: nothing is converted or sent until a call", () => {
+  it("bindTools only binds: the tool choice is checked and nothing is sent until a call", () => {
     const model = newModel();
     const bound = model.bindTools([inputs["OpenAI tool"]], { tool_choice: "unknown_tool" });
     expect(bound).toBeDefined();
@@ -139,5 +140,69 @@ describe("bindTools: tool_choice", () => {
     expect(params.tools?.[0]?.function.name).toBe("weather_json");
     expect(params.tool_choice).toBe("required");
     expect(JSON.stringify(params)).not.toContain("sk-secret");
+  });
+});
+
+describe("bindTools refuses tools the wire would refuse, before anything is sent", () => {
+  const weather = (name: string) =>
+    tool(async ({ city }) => city, {
+      name,
+      description: "Weather",
+      schema: z4.object({ city: z4.string() }),
+    });
+
+  function bindError(tools: Parameters<ChatStudio["bindTools"]>[0]): StudioValidationError {
+    try {
+      newModel().bindTools(tools);
+    } catch (error) {
+      expect(error).toBeInstanceOf(StudioValidationError);
+      return error as StudioValidationError;
+    }
+    throw new Error("bindTools accepted the tools");
+  }
+
+  it.each([
+    ["get weather", "get_weather"],
+    ["weather.today", "weather_today"],
+    ["météo", "m_t_o"],
+  ])("a name with characters outside [a-zA-Z0-9_-]: %j", (name, suggestion) => {
+    const error = bindError([weather("ok_tool"), weather(name)]);
+    expect(error.field).toBe("tools[1].name");
+    expect(error.message).toContain(JSON.stringify(name));
+    expect(error.message).toContain(JSON.stringify(suggestion));
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+
+  it("a name longer than 64 characters", () => {
+    const long = "a".repeat(65);
+    const error = bindError([
+      { type: "function", function: { name: long, parameters: cityJson } },
+    ] as never);
+    expect(error.field).toBe("tools[0].name");
+    expect(error.message).toContain(long);
+  });
+
+  it("two tools with one name", () => {
+    const error = bindError([weather("weather"), weather("weather")]);
+    expect(error.field).toBe("tools[1].name");
+    expect(error.message).toContain('"weather" is bound twice');
+  });
+
+  it("64 characters of letters, digits, _ and - are accepted and sent as given", async () => {
+    const name = `Get-Weather_2${"x".repeat(51)}`;
+    expect(name).toHaveLength(64);
+    const { bodies } = replyJson(completion());
+    await newModel()
+      .bindTools([weather(name)])
+      .invoke("hi");
+    const sent = bodies[0]?.tools as { function: { name: string } }[];
+    expect(sent[0]?.function.name).toBe(name);
+  });
+
+  it("tools given as call options are checked the same way, before the request", async () => {
+    await expect(
+      newModel().invoke("hi", { tools: [weather("get weather")] } as never),
+    ).rejects.toThrow(/tools\[0\]\.name/);
+    expect(nock.pendingMocks()).toEqual([]);
   });
 });

@@ -11,15 +11,17 @@ import {
 import { describe, expect, it } from "vitest";
 import type { ChatCompletion } from "../../../src/api-types";
 import {
-  ChatStreamState,
   convertChoiceToAIMessage,
   convertCompletionToChatGenerations,
-  convertDeltaToAIMessageChunk,
-  convertMessagesToStudioParams,
   parseStudioToolCalls,
-  registerStudioBlockTranslator,
+} from "../../../src/converters/completion";
+import { registerStudioBlockTranslator } from "../../../src/converters/content-blocks";
+import { convertMessagesToStudioParams } from "../../../src/converters/messages";
+import {
+  ChatStreamState,
+  convertDeltaToAIMessageChunk,
   StudioAIMessageChunk,
-} from "../../../src/converters/messages";
+} from "../../../src/converters/stream-chunks";
 import { StudioValidationError } from "../../../src/errors";
 
 function validationError(fn: () => unknown): StudioValidationError {

@@ -88,6 +88,15 @@ describe("convertTextCompletionToGenerations", () => {
   it("returns nothing for a response without choices", () => {
     expect(convertTextCompletionToGenerations(completion([]), MODEL)).toEqual([]);
   });
+
+  it("keeps a refusal a server reports on a text choice in generationInfo.refusal", () => {
+    const [generation] = convertTextCompletionToGenerations(
+      completion([{ index: 0, text: "", finish_reason: "stop", refusal: "No." }]),
+      MODEL,
+    );
+    expect(generation?.text).toBe("");
+    expect(generation?.generationInfo?.refusal).toBe("No.");
+  });
 });
 
 describe("token usage", () => {

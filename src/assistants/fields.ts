@@ -1,0 +1,119 @@
+/**
+ * The fields of `createAssistant`'s input as one zod schema (as `client/options.ts` checks the
+ * client's), with the spec's limits and the error texts callers see: the first issue becomes a
+ * `StudioValidationError` naming its dotted field.
+ */
+import * as z from "zod/v4/mini";
+import { StudioValidationError } from "../errors";
+import { describeValue, type SamplingField, samplingSchemas } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
+
+useEnglishMessages();
+
+/** Spec limits of the Assistant resource. */
+export const ASSISTANT_LIMITS = {
+  maxDescriptionLength: 512,
+  maxUserFilters: 3,
+} as const;
+
+const REQUIRED_STRING = "is required and must be a non-empty string";
+const MODEL_ID = "must be a non-empty string (a model uri or a model record id)";
+
+const requiredString = z
+  .string({ error: REQUIRED_STRING })
+  .check(z.refine((value) => value.trim() !== "", { error: REQUIRED_STRING }));
+
+const optionalString = z.optional(z.string({ error: "must be a string" }));
+
+/** A sampling setting, checked by the shared schema, with its message and the value given. */
+function sampling(kind: SamplingField) {
+  return z.unknown().check(
+    z.superRefine((value, ctx) => {
+      if (value === undefined) return;
+      const result = samplingSchemas[kind].safeParse(value);
+      if (result.success) return;
+      ctx.issues.push({
+        code: "custom",
+        input: value,
+        message: `${result.error.issues[0]?.message ?? "is invalid"} (got ${describeValue(value)})`,
+      });
+    }),
+  );
+}
+
+const ModelSettingsSchema = z.optional(
+  z.looseObject(
+    {
+      modelId: z.optional(z.string({ error: MODEL_ID }).check(z.minLength(1, { error: MODEL_ID }))),
+      temperature: z.optional(sampling("temperature")),
+      topP: z.optional(sampling("topP")),
+    },
+    { error: "must be an object { modelId, temperature, topP }" },
+  ),
+);
+
+const UserFiltersSchema = z.optional(
+  z
+    .record(z.string(), z.string({ error: "must be a string" }), {
+      error: "must be an object of string values",
+    })
+    .check(
+      z.superRefine((filters, ctx) => {
+        const count = Object.keys(filters).length;
+        if (count <= ASSISTANT_LIMITS.maxUserFilters) return;
+        ctx.issues.push({
+          code: "custom",
+          input: filters,
+          message: `has ${count} pairs; at most ${ASSISTANT_LIMITS.maxUserFilters} are allowed`,
+        });
+      }),
+    ),
+);
+
+const DescriptionSchema = z.optional(
+  z.string({ error: "must be a string" }).check(
+    z.superRefine((description, ctx) => {
+      if (description.length <= ASSISTANT_LIMITS.maxDescriptionLength) return;
+      ctx.issues.push({
+        code: "custom",
+        input: description,
+        message: `is ${description.length} characters; at most ${ASSISTANT_LIMITS.maxDescriptionLength} are allowed`,
+      });
+    }),
+  ),
+);
+
+/**
+ * The input's own fields; `metadata` (the shared metadata rules) and `tools` (converted one by
+ * one) are checked after it, in that order.
+ */
+export const CreateAssistantFieldsSchema = z.looseObject(
+  {
+    assistantName: requiredString,
+    modelName: optionalString,
+    instructions: optionalString,
+    description: DescriptionSchema,
+    functionModel: ModelSettingsSchema,
+    responseModel: ModelSettingsSchema,
+    userFilters: UserFiltersSchema,
+  },
+  { error: 'must be an object such as { assistantName: "..." }' },
+);
+
+/** Parses `value`, or throws a `StudioValidationError` for the first issue, naming its field. */
+export function parseAssistantFields(value: unknown): void {
+  const result = CreateAssistantFieldsSchema.safeParse(value);
+  if (result.success) return;
+  const issue = result.error.issues[0];
+  throw new StudioValidationError(fieldOf(issue?.path ?? []), issue?.message ?? "is invalid");
+}
+
+/** `["functionModel", "topP"]` -> `functionModel.topP`; an issue at the root names `input`. */
+function fieldOf(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "input";
+  let field = "";
+  for (const key of path) {
+    field += typeof key === "number" ? `[${key}]` : `${field === "" ? "" : "."}${String(key)}`;
+  }
+  return field;
+}
