@@ -17,13 +17,14 @@
  * its thread for the session's: the next look-up in the process makes the check, and moves the
  * messages if its thread lost.
  */
+
+import * as z from "zod/v4/mini";
 import type { Thread, ThreadMessageInput } from "../api-types";
 import { METADATA_LIMITS } from "../api-types";
 import type { StudioClient } from "../client";
 import { hasLoneSurrogate } from "../converters/thread-content";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { CODEC_KEYS } from "../converters/thread-metadata";
-import { StudioValidationError } from "../errors";
 import { DEFAULT_WRITE_POLICY, retried, type WritePolicy } from "./backoff";
 import {
   appendConfirmed,
@@ -34,6 +35,7 @@ import {
   PartialWrite,
   recentClientIds,
 } from "./confirmed-writes";
+import { parseFields } from "./fields";
 import {
   checkThreadMetadata,
   KIND_KEY,
@@ -81,26 +83,31 @@ export interface SessionThread {
 }
 
 /**
- * Checks a session id as it will be stored (a metadata value) and hashed (as UTF-8): a lone
- * surrogate is not Unicode, a service storing UTF-8 would turn it into U+FFFD, and the session
- * would never be found again under the id the caller knows.
+ * What is wrong with a session id as it will be stored (a metadata value) and hashed (as UTF-8),
+ * or undefined: a lone surrogate is not Unicode, a service storing UTF-8 would turn it into U+FFFD,
+ * and the session would never be found again under the id the caller knows.
  */
-export function checkSessionId(field: string, sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== "string" || sessionId === "") {
-    throw new StudioValidationError(field, "must be a non-empty string");
-  }
+function sessionIdProblem(sessionId: unknown): string | undefined {
+  if (typeof sessionId !== "string" || sessionId === "") return "must be a non-empty string";
   if (sessionId.length > METADATA_LIMITS.maxValueLength) {
-    throw new StudioValidationError(
-      field,
-      `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`,
-    );
+    return `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`;
   }
   if (hasLoneSurrogate(sessionId)) {
-    throw new StudioValidationError(
-      field,
-      "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service storing UTF-8 would change it and never find the session again",
-    );
+    return "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service storing UTF-8 would change it and never find the session again";
   }
+  return undefined;
+}
+
+/** A session id field (`sessionId`, a LangGraph `thread_id` used as one). */
+export const sessionIdSchema = z.custom<string>().check((ctx) => {
+  const problem = sessionIdProblem(ctx.value);
+  if (problem !== undefined)
+    ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
+
+/** Throws the `StudioValidationError` naming `field` when `sessionId` is not a usable session id. */
+export function checkSessionId(field: string, sessionId: unknown): asserts sessionId is string {
+  parseFields(z.object({ [field]: sessionIdSchema }), { [field]: sessionId });
 }
 
 /**
