@@ -46,6 +46,7 @@ import {
   readAll,
   readNewest,
 } from "./thread-io";
+import { toolSafeWindow } from "./window";
 
 export { StudioWriteNotConfirmedError, type WriteOutcome } from "../threads/errors";
 export type { StudioChatMessageHistoryInput, StudioChatMessageHistoryOptions } from "./fields";
@@ -155,7 +156,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /**
-   * The thread's messages, oldest first (the newest `maxMessages` when set). No message is
+   * The thread's messages, oldest first. With `maxMessages`, at most the newest `maxMessages`,
+   * starting on a human message so that no tool result comes without its call (`window.ts`). No message is
    * returned twice: a client id seen twice (a write that landed twice) shows once. The messages of
    * one `addMessages` call come back together, even when another process's writes landed between
    * them (see `calls.ts`).
@@ -169,7 +171,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
             : readNewest(this.#client, threadId, this.maxMessages),
         [],
       );
-      return keepCallsTogether(messages).map(decodeMessage);
+      const decoded = keepCallsTogether(messages).map(decodeMessage);
+      return this.maxMessages === undefined ? decoded : toolSafeWindow(decoded);
     });
   }
 

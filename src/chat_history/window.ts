@@ -46,3 +46,25 @@ export class NewestMessages {
     return [...this.#newestFirst].reverse();
   }
 }
+
+/**
+ * Where a `maxMessages` window starts, so that it never splits a tool exchange: OpenAI-style
+ * servers refuse a conversation whose tool result comes without the assistant message that called
+ * the tool. As LangChain's `trimMessages({ strategy: "last", startOn: "human" })` does, the window
+ * is the newest messages cut at its first human message: the messages before it are left out, so
+ * the window may be shorter than `maxMessages`, never longer (its cost stays one read). Where
+ * `trimMessages` would then return nothing (no human message among the newest, as in a long run
+ * of tool calls), the window starts at its first message that is not a tool result instead: an
+ * assistant message whose calls are answered after it, inside the window.
+ */
+export function windowStart(types: readonly string[]): number {
+  const human = types.indexOf("human");
+  if (human !== -1) return human;
+  const notTool = types.findIndex((type) => type !== "tool");
+  return notTool === -1 ? types.length : notTool;
+}
+
+/** `messages` (the newest of a thread, oldest first) as a window that starts as `windowStart` says. */
+export function toolSafeWindow<M extends { getType(): string }>(messages: readonly M[]): M[] {
+  return messages.slice(windowStart(messages.map((message) => message.getType())));
+}
