@@ -329,7 +329,13 @@ async function writeOnce(
     return { threadId, created: true };
   }
   // Another process created the session's thread first: move this call's messages there.
-  await moveToWinner(client, policy, directory, session, { threadId, batch }, winner, "all");
+  try {
+    await moveToWinner(client, policy, directory, session, { threadId, batch }, winner, "all");
+  } catch (error) {
+    // What did not reach the winner is in this call's thread: the next look-up finishes the move.
+    if (error instanceof PartialWrite) directory.unchecked.set(session.key, { threadId, batch });
+    throw error;
+  }
   return { threadId: winner, created: false };
 }
 
@@ -373,11 +379,19 @@ async function moveToWinner(
     await appendConfirmed(client, policy, winner, moving, undefined);
   } catch (error) {
     if (!(error instanceof PartialWrite)) throw error;
-    throw error.shifted(
-      0,
-      winner,
-      `Another process created session "${session.sessionId}"'s thread ${winner} at the same time; this call's messages are all in thread ${loser.threadId}, which was not deleted: copy what is missing to ${winner}, then delete ${loser.threadId}.`,
-    );
+    // The messages from the stop on are not confirmed in the winner, but the loser holds them:
+    // "not stored" would be wrong (issue 28), and the next look-up moves them (the caller keeps
+    // the loser as unchecked), so in the session's thread they are unknown until then.
+    throw new PartialWrite({
+      at: error.at,
+      state: "unknown",
+      later: "unknown",
+      attempts: error.attempts,
+      what: error.what,
+      cause: error.cause,
+      threadId: winner,
+      note: `Another process created session "${session.sessionId}"'s thread ${winner} at the same time; the messages not confirmed there are in thread ${loser.threadId}, which the session's next look-up in this process moves to ${winner} and deletes.`,
+    });
   }
   try {
     await client.deleteThread(loser.threadId);
