@@ -291,7 +291,11 @@ export function validateFineTuneRecord(
     const hasText = checkContent(role as string, message.content, `${path}.content`, problems);
     const calls = role === "assistant" ? message.tool_calls : undefined;
     const callsSomething = Array.isArray(calls) && calls.length > 0;
-    if (!hasText && !callsSomething) {
+    // A tool that returned nothing is a result all the same (issue 29): the chat API takes an
+    // empty string, and the model learns from the turn that follows it. Only a missing one is not.
+    const toolAnswered =
+      role === "tool" && message.content !== undefined && message.content !== null;
+    if (!hasText && !callsSomething && !toolAnswered) {
       problems.add("empty_content", `${path}.content`, "must not be empty");
     }
     if (calls !== undefined) {
