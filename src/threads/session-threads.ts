@@ -30,6 +30,7 @@ import {
   appendConfirmed,
   completeBatch,
   createThreadConfirmed,
+  findThreadsByKey,
   isThreadGone,
   notConfirmedError,
   PartialWrite,
@@ -121,8 +122,20 @@ async function resolveSession(
   session: SessionRef,
   policy: WritePolicy,
 ): Promise<string | undefined> {
-  const unchecked = directory.unchecked.get(session.key);
-  if (unchecked === undefined) return (await directory.find(client, session))?.id;
+  const pending = directory.unchecked.get(session.key);
+  if (pending === undefined) return (await directory.find(client, session))?.id;
+  let threadId = pending.threadId;
+  if (threadId === undefined && pending.threadKey !== undefined) {
+    // A creation whose outcome was lost: if it happened, its thread is checked like the others.
+    const datasetId = directory.datasetFor(session);
+    threadId = (await findThreadsByKey(client, pending.threadKey, datasetId))[0]?.id;
+    if (threadId === undefined) {
+      directory.unchecked.delete(session.key);
+      return (await directory.find(client, session))?.id;
+    }
+    directory.unchecked.set(session.key, { threadId, batch: pending.batch });
+  }
+  const unchecked = { threadId: threadId!, batch: pending.batch };
   const winner = await directory.look(client, session, true);
   if (winner !== undefined && winner.id !== unchecked.threadId) {
     try {
@@ -292,7 +305,15 @@ async function writeOnce(
     thread = created.thread;
     if (created.foundAfterFailure) await completeBatch(client, policy, thread.id, batch);
   } catch (error) {
-    if (!(error instanceof PartialWrite) || error.threadId === undefined) throw error;
+    if (!(error instanceof PartialWrite)) throw error;
+    if (error.threadId === undefined) {
+      // The create may have happened (its answer and the look-up by key were lost): a thread of
+      // the session nobody checked against an older one. The next look-up looks for its key.
+      if (error.state === "unknown") {
+        directory.unchecked.set(session.key, { threadKey: metadata[THREAD_KEY], batch });
+      }
+      throw error;
+    }
     // Created, but not checked against an older thread of the session yet.
     directory.unchecked.set(session.key, { threadId: error.threadId, batch });
     throw unchecked(error, error.threadId);

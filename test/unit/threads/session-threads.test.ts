@@ -202,6 +202,32 @@ describe("createSessionThread: the race rule", () => {
     expect(sessionThreads(fake).map((t) => t.id)).toEqual([theirs!.id]);
   });
 
+  it("issue 28: a creation whose answer and key look-up were lost is found by its key on the next look-up, and moved if it lost a race", async () => {
+    const fake = racing("s7");
+    const create = fake.createThread.bind(fake);
+    fake.createThread = async (body: CreateThreadRequest) => {
+      const thread = await create(body);
+      if (body.metadata?.lc_session === "s7" && body.metadata.lc_thread_key !== "theirs") {
+        // Committed, but the answer is lost, and so is the listing that would find it by key.
+        fake.listFailures.push(serverError(500));
+        throw serverError(500);
+      }
+      return thread;
+    };
+    const error = await createSessionThread(fake.asClient(), "s7", "history", {
+      messages: [{ role: "user", content: "mine" }],
+      policy,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioWriteNotConfirmedError);
+    expect((error as StudioWriteNotConfirmedError).unknown).toEqual([0]);
+    const [theirs, mine] = sessionThreads(fake);
+    expect(fake.texts(mine!.id)).toEqual(["mine"]);
+    // The next look-up finds the thread by its key, moves its message and deletes it.
+    expect(await findSessionThread(fake.asClient(), "s7", "history")).toBe(theirs!.id);
+    expect(fake.texts(theirs!.id)).toEqual(["theirs", "mine"]);
+    expect(sessionThreads(fake).map((t) => t.id)).toEqual([theirs!.id]);
+  });
+
   it("issue 20.3: a lost race whose check failed is never taken for the session's thread; the next look-up moves its messages", async () => {
     const fake = racing("s5");
     // Right after this process's create, the listings that check for an older thread fail.
