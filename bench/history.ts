@@ -15,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Pool } from "undici";
 import { StudioChatMessageHistory } from "../src/chat_history";
 import { StudioClient } from "../src/client";
@@ -35,6 +35,27 @@ function conversation(size: number, tag: string): BaseMessage[] {
           response_metadata: { model_provider: "studio", finish_reason: "stop" },
         }),
   );
+}
+
+/** An agent's turns: a question, two parallel tool calls, their results, the answer. */
+function agentSession(turns: number): BaseMessage[] {
+  return Array.from({ length: turns }, (_, n) => {
+    const ids = [`call_${n}_a`, `call_${n}_b`];
+    return [
+      new HumanMessage(`question ${n}: what is the weather in Paris and in Lyon?`),
+      new AIMessage({
+        content: "",
+        tool_calls: ids.map((id, k) => ({
+          id,
+          name: "get_weather",
+          args: { city: k ? "Lyon" : "Paris" },
+          type: "tool_call" as const,
+        })),
+      }),
+      ...ids.map((id) => new ToolMessage({ content: "sunny, 22°C", tool_call_id: id })),
+      new AIMessage(`answer ${n}: sunny in both.`),
+    ];
+  }).flat();
 }
 
 function callsRow(what: string, calls: number, expected: number): BenchRow {
@@ -88,7 +109,32 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 500, rounds: 7, iterations: 2000 },
     );
 
+    // A window of an agent's thread: one read, cut at a question (never at a tool result).
+    const agent = new StudioChatMessageHistory({ client });
+    await agent.addMessages(agentSession(100));
+    emulator.clearRequests();
+    const window = await new StudioChatMessageHistory({
+      client,
+      threadId: agent.threadId!,
+      maxMessages: 6,
+    }).getMessages();
+    const windowCalls = emulator.requests.length;
+    if (window[0]?.getType() !== "human")
+      throw new Error("the window does not start on a question");
+
     return [
+      callsRow(
+        "history getMessages, maxMessages 6, 500-message agent thread (tools): HTTP calls",
+        windowCalls,
+        1,
+      ),
+      {
+        what: "history getMessages, maxMessages 6, agent thread: messages returned (one whole turn)",
+        value: window.length,
+        unit: "messages",
+        target: "= 5",
+        pass: window.length === 5,
+      },
       { what: "history getMessages, 1,000-message thread", value: loadUs / 1000, unit: "ms/op" },
       callsRow("history getMessages, 1,000 messages: HTTP calls", loadCalls, 10),
       { what: "history addMessages, 100 messages", value: addUs / 1000, unit: "ms/op" },

@@ -11,123 +11,48 @@
  */
 import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ListThreadsQuery, Metadata, Thread, ThreadMessage } from "../api-types";
+import type { ListThreadsQuery, Metadata, Thread } from "../api-types";
 import type { StudioClient } from "../client";
 import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
-import {
-  decodeMessage,
-  type EncodedMessage,
-  encodeMessage,
-  threadMessageClientId,
-} from "../converters/thread-messages";
+import { decodeMessage, type EncodedMessage, encodeMessage } from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
-import { DEFAULT_WRITE_POLICY, type WritePolicy } from "../threads/backoff";
+import type { WritePolicy } from "../threads/backoff";
+import { callClientIds, keepCallsTogether } from "../threads/calls";
 import { clearThread } from "../threads/clear-thread";
 import {
-  appendConfirmed,
-  completeBatch,
-  createThreadConfirmed,
   findThreadsByKey,
-  type MessageState,
   notConfirmedError,
   PartialWrite,
   recentClientIds,
 } from "../threads/confirmed-writes";
-import { StudioWriteNotConfirmedError } from "../threads/errors";
-import { checkThreadMetadata, SESSION_RESERVED_KEYS, THREAD_KEY } from "../threads/metadata";
 import { SerialQueue } from "../threads/serial-queue";
 import { resolveSessionClient } from "../threads/service-identity";
 import {
-  checkSessionId,
   findSessionThread,
   forgetSessionThread,
   writeSessionThread,
 } from "../threads/session-threads";
-import { callClientIds, keepCallsTogether } from "./calls";
+import { type KnownWrite, planWrite, type WriteBatch } from "../threads/write-batch";
+import {
+  historySettings,
+  type StudioChatMessageHistoryInput,
+  type StudioChatMessageHistoryOptions,
+} from "./fields";
+import {
+  appendToThread,
+  createHistoryThread,
+  creationUnknown,
+  readAll,
+  readNewest,
+} from "./thread-io";
+import { toolSafeWindow } from "./window";
 
 export { StudioWriteNotConfirmedError, type WriteOutcome } from "../threads/errors";
-
-export interface StudioChatMessageHistoryInput extends StudioClientFields {
-  /**
-   * Your own id for the conversation (a user id, a chat id...): the history finds the thread
-   * tagged with it, or creates that thread on the first write. Not together with `threadId`.
-   */
-  sessionId?: string;
-  /** An existing thread. Without it (and without `sessionId`), the first write creates one. */
-  threadId?: string;
-  /** Title of the thread the history creates. */
-  title?: string;
-  /** Metadata of the thread the history creates (string values, at most 15 keys, 13 with `sessionId`). */
-  metadata?: Metadata;
-  /** Dataset the thread the history creates relates to (session look-ups stay within it). */
-  datasetId?: string;
-  /** Attempts per message when writes fail ambiguously, the first included (default 3). */
-  maxWriteAttempts?: number;
-  /** Pause before reading a thread back after an ambiguous failure, doubling (default 250 ms). */
-  confirmDelayMs?: number;
-  /** `getMessages()` returns only the newest `maxMessages` messages (read from the newest end). */
-  maxMessages?: number;
-}
-
-export type StudioChatMessageHistoryOptions = Omit<StudioChatMessageHistoryInput, "threadId">;
-
-const PAGE = 100;
-/** Longest pause accepted between a failed write and its read-back. */
-const MAX_CONFIRM_DELAY_MS = 60_000;
+export type { StudioChatMessageHistoryInput, StudioChatMessageHistoryOptions } from "./fields";
 
 function isNotFound(error: unknown): boolean {
   return error instanceof StudioNotFoundError;
-}
-
-function positiveInteger(field: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new StudioValidationError(field, `must be an integer >= 1 (got ${String(value)})`);
-  }
-  return value;
-}
-
-function optionalString(field: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "") {
-    throw new StudioValidationError(field, `must be a non-empty string (got ${typeof value})`);
-  }
-  return value;
-}
-
-function confirmDelay(value: unknown): number {
-  if (value === undefined) return DEFAULT_WRITE_POLICY.confirmDelayMs;
-  if (
-    typeof value !== "number" ||
-    !Number.isFinite(value) ||
-    value < 0 ||
-    value > MAX_CONFIRM_DELAY_MS
-  ) {
-    throw new StudioValidationError(
-      "confirmDelayMs",
-      `must be a number of milliseconds between 0 and ${MAX_CONFIRM_DELAY_MS} (got ${String(value)})`,
-    );
-  }
-  return value;
-}
-
-/** Drops the messages whose client id was already seen (a duplicate that landed late). */
-function firstOfEachClientId(messages: readonly ThreadMessage[]): ThreadMessage[] {
-  const seen = new Set<string>();
-  return messages.filter((message) => {
-    const id = threadMessageClientId(message);
-    if (id === undefined) return true;
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
-}
-
-/** What the history knows about a message object it was given. */
-interface Written {
-  clientId: string;
-  state: MessageState;
 }
 
 export class StudioChatMessageHistory extends BaseListChatMessageHistory {
@@ -157,7 +82,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   /** The last message this instance knows is stored, and where: read-backs stop there. */
   #anchor: { threadId: string; clientId: string } | undefined;
   /** Client id and state of every message object given to this instance since the last clear. */
-  #written = new WeakMap<BaseMessage, Written>();
+  #written = new WeakMap<BaseMessage, KnownWrite>();
   /** Key of a thread whose creation could not be confirmed: looked up before creating another. */
   #pendingKey: string | undefined;
 
@@ -165,41 +90,14 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     const { threadId, sessionId, title, metadata, datasetId } = fields;
     // Only these reach lc_kwargs: the key and the client are never part of what serializes.
     super({ threadId, sessionId, title, metadata, datasetId });
-    if (threadId !== undefined && sessionId !== undefined) {
-      throw new StudioValidationError(
-        "sessionId",
-        "give either threadId (a thread of the service) or sessionId (your own id, resolved to its thread), not both",
-      );
-    }
-    if (threadId !== undefined && (typeof threadId !== "string" || threadId === "")) {
-      throw new StudioValidationError("threadId", "must be a non-empty string");
-    }
-    if (sessionId !== undefined) checkSessionId("sessionId", sessionId);
-    if (title !== undefined && typeof title !== "string") {
-      throw new StudioValidationError("title", `must be a string (got ${typeof title})`);
-    }
-    this.datasetId = optionalString("datasetId", datasetId);
-    checkThreadMetadata(
-      metadata,
-      sessionId === undefined ? [THREAD_KEY] : SESSION_RESERVED_KEYS,
-      "the history",
-    );
-    this.threadId = threadId;
-    this.sessionId = sessionId;
-    this.title = title;
-    this.metadata = metadata;
-    this.maxMessages =
-      fields.maxMessages === undefined
-        ? undefined
-        : positiveInteger("maxMessages", fields.maxMessages, 1);
-    this.#policy = {
-      maxAttempts: positiveInteger(
-        "maxWriteAttempts",
-        fields.maxWriteAttempts,
-        DEFAULT_WRITE_POLICY.maxAttempts,
-      ),
-      confirmDelayMs: confirmDelay(fields.confirmDelayMs),
-    };
+    const settings = historySettings(fields);
+    this.threadId = settings.threadId;
+    this.sessionId = settings.sessionId;
+    this.title = settings.title;
+    this.metadata = settings.metadata;
+    this.datasetId = settings.datasetId;
+    this.maxMessages = settings.maxMessages;
+    this.#policy = settings.policy;
     this.#client = resolveSessionClient(fields);
   }
 
@@ -258,7 +156,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   /**
-   * The thread's messages, oldest first (the newest `maxMessages` when set). No message is
+   * The thread's messages, oldest first. With `maxMessages`, at most the newest `maxMessages`,
+   * starting on a human message so that no tool result comes without its call (`window.ts`). No message is
    * returned twice: a client id seen twice (a write that landed twice) shows once. The messages of
    * one `addMessages` call come back together, even when another process's writes landed between
    * them (see `calls.ts`).
@@ -268,42 +167,13 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
       const messages = await this.#onThread(
         (threadId) =>
           this.maxMessages === undefined
-            ? this.#readAll(threadId)
-            : this.#readNewest(threadId, this.maxMessages),
+            ? readAll(this.#client, threadId)
+            : readNewest(this.#client, threadId, this.maxMessages),
         [],
       );
-      return keepCallsTogether(messages).map(decodeMessage);
+      const decoded = keepCallsTogether(messages).map(decodeMessage);
+      return this.maxMessages === undefined ? decoded : toolSafeWindow(decoded);
     });
-  }
-
-  async #readAll(threadId: string): Promise<ThreadMessage[]> {
-    const messages: ThreadMessage[] = [];
-    for await (const message of this.#client.iterateMessages(threadId, {
-      order: "asc",
-      limit: PAGE,
-    })) {
-      messages.push(message);
-    }
-    return firstOfEachClientId(messages);
-  }
-
-  /** The newest `count` messages, read from the newest end: one call when count <= 100. */
-  async #readNewest(threadId: string, count: number): Promise<ThreadMessage[]> {
-    const newestFirst: ThreadMessage[] = [];
-    const seen = new Set<string>();
-    const query = { order: "desc" as const, limit: Math.min(count, PAGE) };
-    for await (const message of this.#client.iterateMessages(threadId, query)) {
-      const id = threadMessageClientId(message);
-      if (id !== undefined) {
-        // Newest first, so the copy kept is the newest; the oldest of a duplicate pair is what
-        // the full read keeps, and both hold the same message.
-        if (seen.has(id)) continue;
-        seen.add(id);
-      }
-      newestFirst.push(message);
-      if (newestFirst.length >= count) break;
-    }
-    return newestFirst.reverse();
   }
 
   addMessage(message: BaseMessage): Promise<void> {
@@ -432,90 +302,43 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
   }
 
   async #write(messages: readonly BaseMessage[]): Promise<void> {
-    // Which messages need writing: objects already stored by this instance are skipped, objects
-    // written before with an unknown outcome keep their client id and are checked first.
-    const alreadyStored: number[] = [];
-    const batch: EncodedMessage[] = [];
-    const positions: number[] = [];
-    const entries: Written[] = [];
-    const inBatch = new Set<BaseMessage>();
-    const clientIds = callClientIds(messages.length);
-    let settle = false;
-    messages.forEach((message, index) => {
-      const known = this.#written.get(message);
-      if (known?.state === "stored" || inBatch.has(message)) {
-        alreadyStored.push(index);
-        return;
-      }
-      inBatch.add(message);
-      const entry = known ?? { clientId: clientIds[index]!, state: "notStored" };
-      if (entry.state === "unknown") settle = true;
-      this.#written.set(message, entry);
-      entries.push(entry);
-      positions.push(index);
-      batch.push({
-        clientId: entry.clientId,
-        input: encodeMessage(message, entry.clientId, `messages[${index}]`),
-      });
-    });
-    if (batch.length === 0) return;
-
-    let toWrite = batch.map((_, i) => i);
-    if (settle) {
-      // Some of these were written before without an answer: keep those that did land.
-      let present: Set<string>;
-      try {
-        present = await this.#onThread(
-          (threadId) => recentClientIds(this.#client, threadId, undefined),
-          new Set<string>(),
-        );
-      } catch (error) {
-        // Nothing was sent: what was unknown stays unknown, the rest is not stored.
-        const unknown = positions.filter((_, i) => entries[i]!.state === "unknown");
-        throw new StudioWriteNotConfirmedError({
-          threadId: this.threadId,
-          stored: alreadyStored,
-          unknown,
-          notStored: positions.filter((p) => !unknown.includes(p)),
-          totalCount: messages.length,
-          attempts: 1,
-          what: "check which messages the thread already holds",
-          cause: error,
-        });
-      }
-      toWrite = toWrite.filter((i) => {
-        if (!present.has(batch[i]!.clientId)) return true;
-        entries[i]!.state = "stored";
-        alreadyStored.push(positions[i]!);
-        return false;
-      });
-    }
-    const sending = toWrite.map((i) => batch[i]!);
-    if (sending.length === 0) return;
+    const batch = planWrite(messages, this.#written, callClientIds(messages.length), (m, id, i) =>
+      encodeMessage(m, id, `messages[${i}]`),
+    );
+    if (batch.needsCheck) await this.#settle(batch);
+    if (batch.entries.length === 0) return;
     let threadId: string;
     try {
-      threadId = await this.#send(sending);
+      threadId = await this.#send(batch.sending);
     } catch (error) {
       if (!(error instanceof PartialWrite)) throw error;
-      const states = error.states(sending.length);
-      toWrite.forEach((i, n) => {
-        entries[i]!.state = states[n]!;
-      });
       // A session's thread is only ever the one its look-up gives (the race rule): a thread named
       // by a failed write may be a younger one that lost the race.
       if (this.sessionId === undefined && error.threadId !== undefined) {
         this.threadId = error.threadId;
       }
-      throw notConfirmedError(
-        error,
-        toWrite.map((i) => positions[i]!),
-        messages.length,
-        alreadyStored,
-      );
+      throw batch.failed(error);
     }
-    for (const i of toWrite) entries[i]!.state = "stored";
     this.threadId = threadId;
-    this.#anchor = { threadId, clientId: sending.at(-1)!.clientId };
+    this.#anchor = { threadId, clientId: batch.succeeded()! };
+  }
+
+  /**
+   * Messages of the batch written before without an answer: those the thread holds are stored and
+   * not sent again.
+   * @throws StudioWriteNotConfirmedError when the thread cannot be read (nothing is sent).
+   */
+  async #settle(batch: WriteBatch): Promise<void> {
+    let present: Set<string>;
+    try {
+      present = await this.#onThread(
+        (threadId) => recentClientIds(this.#client, threadId, undefined),
+        new Set<string>(),
+      );
+    } catch (error) {
+      throw batch.uncheckedError(this.threadId, error);
+    }
+    batch.settle(present);
   }
 
   /**
@@ -541,7 +364,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     }
     if (threadId === undefined) return this.#writeNew(batch);
     const anchor = this.#anchor?.threadId === threadId ? this.#anchor.clientId : undefined;
-    await appendConfirmed(this.#client, this.#policy, threadId, batch, anchor);
+    await appendToThread(this.#client, this.#policy, threadId, batch, anchor);
     return threadId;
   }
 
@@ -569,30 +392,17 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     }
     const key = this.#pendingKey ?? crypto.randomUUID();
     try {
-      const metadata: Record<string, string> = { ...this.metadata, [THREAD_KEY]: key };
-      const { thread, foundAfterFailure } = await createThreadConfirmed(
-        this.#client,
-        this.#policy,
-        {
-          messages: batch.map((message) => message.input),
-          metadata,
-          ...(this.title === undefined ? {} : { title: this.title }),
-          ...(this.datasetId === undefined ? {} : { datasetId: this.datasetId }),
-        },
-      );
-      this.threadId = thread.id;
-      if (foundAfterFailure) await completeBatch(this.#client, this.#policy, thread.id, batch);
+      this.threadId = await createHistoryThread(this.#client, this.#policy, batch, {
+        key,
+        title: this.title,
+        metadata: this.metadata,
+        datasetId: this.datasetId,
+      });
       this.#pendingKey = undefined;
-      return thread.id;
+      return this.threadId;
     } catch (error) {
       // A creation that may have happened: the next call looks for this key before creating.
-      if (
-        error instanceof PartialWrite &&
-        error.threadId === undefined &&
-        error.state === "unknown"
-      ) {
-        this.#pendingKey = key;
-      }
+      if (creationUnknown(error)) this.#pendingKey = key;
       throw error;
     }
   }

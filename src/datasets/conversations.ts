@@ -3,11 +3,14 @@
  * exports. Pages are followed to the end; messages go through the same codec as the history.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import { keepCallsTogether } from "../chat_history/calls";
+import * as z from "zod/v4/mini";
 import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
-import { StudioValidationError } from "../errors";
+import { keepCallsTogether } from "../threads/calls";
+import { nonEmptyString, parseFields } from "../threads/fields";
+
+const conversationsInputSchema = z.object({ datasetId: nonEmptyString() });
 
 export interface DatasetConversation {
   threadId: string;
@@ -40,9 +43,7 @@ export async function* loadDatasetConversations(
   input: LoadDatasetConversationsInput,
   requestOptions?: RequestOptions,
 ): AsyncGenerator<DatasetConversation> {
-  if (typeof input?.datasetId !== "string" || input.datasetId === "") {
-    throw new StudioValidationError("datasetId", "must be a non-empty string");
-  }
+  parseFields(conversationsInputSchema, { datasetId: input?.datasetId });
   const client = resolveClient(input);
   const pages = client.iterateDatasetThreadsMessages(
     {

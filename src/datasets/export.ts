@@ -5,12 +5,13 @@
  * its answer was lost) is exported once.
  */
 import type { BaseMessage } from "@langchain/core/messages";
+import * as z from "zod/v4/mini";
 import type { ChatMessageParam, ChatTool, DatasetThreadMessages } from "../api-types";
 import type { RequestOptions } from "../client";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertMessagesToStudioParams } from "../converters/messages";
 import { StudioValidationError } from "../errors";
-import { describeValue } from "../validation";
+import { functionField, nonEmptyString, oneOf, parseFields } from "../threads/fields";
 import { StudioInvalidRecordError } from "./errors";
 import { decodeRunThread, type StoredConversation } from "./run-thread";
 import {
@@ -89,28 +90,19 @@ export function toOpenAIChatRecord(
   return tools.length > 0 ? { messages: params, tools: [...tools] } : { messages: params };
 }
 
+/** The export's input, checked before anything is read. */
+const exportInputSchema = z.object(
+  {
+    datasetId: nonEmptyString(),
+    format: oneOf(["openai-chat", "langchain"]),
+    invalid: z.optional(oneOf(["fail", "skip"])),
+    onSkip: z.optional(functionField()),
+  },
+  { error: "must be an object with a datasetId and a format" },
+);
+
 function checkInput(input: ExportFineTuneRecordsInput): void {
-  if (input === null || typeof input !== "object") {
-    throw new StudioValidationError("input", "must be an object with a datasetId and a format");
-  }
-  if (typeof input.datasetId !== "string" || input.datasetId === "") {
-    throw new StudioValidationError("datasetId", "must be a non-empty string");
-  }
-  if (input.format !== "openai-chat" && input.format !== "langchain") {
-    throw new StudioValidationError(
-      "format",
-      `must be "openai-chat" or "langchain" (got ${describeValue(input.format)})`,
-    );
-  }
-  if (input.invalid !== undefined && input.invalid !== "fail" && input.invalid !== "skip") {
-    throw new StudioValidationError(
-      "invalid",
-      `must be "fail" or "skip" (got ${describeValue(input.invalid)})`,
-    );
-  }
-  if (input.onSkip !== undefined && typeof input.onSkip !== "function") {
-    throw new StudioValidationError("onSkip", "must be a function");
-  }
+  parseFields(exportInputSchema, input, "input");
 }
 
 function problemOf(code: "unreadable_thread" | "unsupported_message", error: unknown) {

@@ -11,13 +11,20 @@ import type { BindToolsInput } from "@langchain/core/language_models/chat_models
 import type { Serialized } from "@langchain/core/load/serializable";
 import { AIMessage, type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
+import * as z from "zod/v4/mini";
 import type { ChatTool } from "../api-types";
 import type { StudioClient } from "../client";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertToolsToStudio } from "../converters/tools";
-import { StudioValidationError } from "../errors";
 import { DEFAULT_WRITE_POLICY } from "../threads/backoff";
 import { completeBatch, createThreadConfirmed, PartialWrite } from "../threads/confirmed-writes";
+import {
+  described,
+  functionField,
+  integerAtLeast,
+  nonEmptyString,
+  parseFields,
+} from "../threads/fields";
 import { describeValue } from "../validation";
 import { StudioRecordingError } from "./errors";
 import { PendingWrites } from "./pending-writes";
@@ -53,43 +60,27 @@ interface OpenRun {
   extraParams: Record<string, unknown> | undefined;
 }
 
+const sampleRateError = (issue: { input?: unknown }) =>
+  `must be a number from 0 to 1 (got ${described(issue.input)})`;
+
+/** The recorder's own fields, checked before anything is recorded. */
+const recorderFieldsSchema = z.object(
+  {
+    datasetId: nonEmptyString(described, { trim: true }),
+    sampleRate: z.optional(
+      z
+        .number({ error: sampleRateError })
+        .check(z.gte(0, { error: sampleRateError }), z.lte(1, { error: sampleRateError })),
+    ),
+    maxPendingWrites: z.optional(integerAtLeast(1, "must be an integer >= 1", described)),
+    redact: z.optional(functionField(described)),
+    onError: z.optional(functionField(described)),
+  },
+  { error: "must be an object with at least a datasetId" },
+);
+
 function checkFields(fields: StudioConversationRecorderInput): void {
-  if (fields === null || typeof fields !== "object") {
-    throw new StudioValidationError("fields", "must be an object with at least a datasetId");
-  }
-  if (typeof fields.datasetId !== "string" || fields.datasetId.trim() === "") {
-    throw new StudioValidationError(
-      "datasetId",
-      `must be a non-empty string (got ${describeValue(fields.datasetId)})`,
-    );
-  }
-  const { sampleRate, maxPendingWrites } = fields;
-  if (
-    sampleRate !== undefined &&
-    (typeof sampleRate !== "number" || !(sampleRate >= 0 && sampleRate <= 1))
-  ) {
-    throw new StudioValidationError(
-      "sampleRate",
-      `must be a number from 0 to 1 (got ${describeValue(sampleRate)})`,
-    );
-  }
-  if (
-    maxPendingWrites !== undefined &&
-    (!Number.isInteger(maxPendingWrites) || (maxPendingWrites as number) < 1)
-  ) {
-    throw new StudioValidationError(
-      "maxPendingWrites",
-      `must be an integer >= 1 (got ${describeValue(maxPendingWrites)})`,
-    );
-  }
-  for (const name of ["redact", "onError"] as const) {
-    if (fields[name] !== undefined && typeof fields[name] !== "function") {
-      throw new StudioValidationError(
-        name,
-        `must be a function (got ${describeValue(fields[name])})`,
-      );
-    }
-  }
+  parseFields(recorderFieldsSchema, fields);
 }
 
 function warn(error: StudioRecordingError): void {

@@ -3,9 +3,9 @@
  * fine-tuning format, which most services take): each problem with the path of the field at fault,
  * so a record read back from a JSONL file can be checked as well as one the export built.
  */
-import { StudioValidationError } from "../errors";
+import * as z from "zod/v4/mini";
 import { estimateTokens } from "../models/tokens";
-import { describeValue } from "../validation";
+import { described, integerAtLeast, parseFields } from "../threads/fields";
 
 export type FineTuneProblemCode =
   /** The record is not an object. */
@@ -64,16 +64,14 @@ export interface ValidateFineTuneRecordOptions {
 
 export const DEFAULT_MAX_RECORD_TOKENS = 65_536;
 
+const maxTokensSchema = z.object({
+  maxTokens: z.optional(integerAtLeast(1, "must be an integer >= 1", described)),
+});
+
 /** `options.maxTokens`, or the default; a `StudioValidationError` when it is not a count. */
 export function maxTokensOf(options: ValidateFineTuneRecordOptions): number {
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_RECORD_TOKENS;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) {
-    throw new StudioValidationError(
-      "maxTokens",
-      `must be an integer >= 1 (got ${describeValue(options.maxTokens)})`,
-    );
-  }
-  return maxTokens;
+  const { maxTokens } = parseFields(maxTokensSchema, { maxTokens: options.maxTokens ?? undefined });
+  return maxTokens ?? DEFAULT_MAX_RECORD_TOKENS;
 }
 
 const RECORD_FIELDS = new Set(["messages", "tools", "parallel_tool_calls"]);
@@ -293,7 +291,11 @@ export function validateFineTuneRecord(
     const hasText = checkContent(role as string, message.content, `${path}.content`, problems);
     const calls = role === "assistant" ? message.tool_calls : undefined;
     const callsSomething = Array.isArray(calls) && calls.length > 0;
-    if (!hasText && !callsSomething) {
+    // A tool that returned nothing is a result all the same (issue 29): the chat API takes an
+    // empty string, and the model learns from the turn that follows it. Only a missing one is not.
+    const toolAnswered =
+      role === "tool" && message.content !== undefined && message.content !== null;
+    if (!hasText && !callsSomething && !toolAnswered) {
       problems.add("empty_content", `${path}.content`, "must not be empty");
     }
     if (calls !== undefined) {

@@ -202,14 +202,20 @@ async function writeSettled(
   landed: (options: RequestOptions | undefined) => Promise<boolean>,
   stop: (state: "notStored" | "unknown", attempts: number, cause: unknown) => PartialWrite,
 ): Promise<boolean> {
+  // A write that timed out may still land after any later check: from then on, "absent" can
+  // only mean unknown, whatever the later attempts' failures were.
+  let timedOut = false;
   for (let attempt = 1; ; attempt++) {
     let failure: unknown;
     try {
       await write();
       return false;
     } catch (error) {
-      if (!isAmbiguousWriteFailure(error)) throw stop("notStored", attempt, error);
+      if (!isAmbiguousWriteFailure(error)) {
+        throw stop(timedOut ? "unknown" : "notStored", attempt, error);
+      }
       failure = error;
+      timedOut ||= error instanceof StudioTimeoutError;
     }
     let found: boolean;
     try {
@@ -220,7 +226,7 @@ async function writeSettled(
     if (found) return true;
     if (attempt >= policy.maxAttempts) {
       // Absent after a timeout may still land: only other failures are known to have failed.
-      throw stop(failure instanceof StudioTimeoutError ? "unknown" : "notStored", attempt, failure);
+      throw stop(timedOut ? "unknown" : "notStored", attempt, failure);
     }
   }
 }

@@ -62,9 +62,14 @@ const MAX_ACCOUNTS = 16;
  */
 type Filing = "unknown" | "filed" | "refused";
 
-/** A thread created for a session whose check for an older one failed: settled on the next look. */
+/**
+ * A thread created for a session whose check for an older one failed, or whose creation could not
+ * be confirmed (then only its client-made key is known): settled on the next look.
+ */
 export interface UncheckedThread {
-  threadId: string;
+  threadId?: string | undefined;
+  /** The key in the thread's metadata, when its id is not known. */
+  threadKey?: string | undefined;
   /** What the creating call wrote there. */
   batch: readonly EncodedMessage[];
 }

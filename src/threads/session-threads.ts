@@ -17,23 +17,26 @@
  * its thread for the session's: the next look-up in the process makes the check, and moves the
  * messages if its thread lost.
  */
+
+import * as z from "zod/v4/mini";
 import type { Thread, ThreadMessageInput } from "../api-types";
 import { METADATA_LIMITS } from "../api-types";
 import type { StudioClient } from "../client";
 import { hasLoneSurrogate } from "../converters/thread-content";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { CODEC_KEYS } from "../converters/thread-metadata";
-import { StudioValidationError } from "../errors";
 import { DEFAULT_WRITE_POLICY, retried, type WritePolicy } from "./backoff";
 import {
   appendConfirmed,
   completeBatch,
   createThreadConfirmed,
+  findThreadsByKey,
   isThreadGone,
   notConfirmedError,
   PartialWrite,
   recentClientIds,
 } from "./confirmed-writes";
+import { parseFields } from "./fields";
 import {
   checkThreadMetadata,
   KIND_KEY,
@@ -81,26 +84,31 @@ export interface SessionThread {
 }
 
 /**
- * Checks a session id as it will be stored (a metadata value) and hashed (as UTF-8): a lone
- * surrogate is not Unicode, a service storing UTF-8 would turn it into U+FFFD, and the session
- * would never be found again under the id the caller knows.
+ * What is wrong with a session id as it will be stored (a metadata value) and hashed (as UTF-8),
+ * or undefined: a lone surrogate is not Unicode, a service storing UTF-8 would turn it into U+FFFD,
+ * and the session would never be found again under the id the caller knows.
  */
-export function checkSessionId(field: string, sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== "string" || sessionId === "") {
-    throw new StudioValidationError(field, "must be a non-empty string");
-  }
+function sessionIdProblem(sessionId: unknown): string | undefined {
+  if (typeof sessionId !== "string" || sessionId === "") return "must be a non-empty string";
   if (sessionId.length > METADATA_LIMITS.maxValueLength) {
-    throw new StudioValidationError(
-      field,
-      `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`,
-    );
+    return `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`;
   }
   if (hasLoneSurrogate(sessionId)) {
-    throw new StudioValidationError(
-      field,
-      "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service storing UTF-8 would change it and never find the session again",
-    );
+    return "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service storing UTF-8 would change it and never find the session again";
   }
+  return undefined;
+}
+
+/** A session id field (`sessionId`, a LangGraph `thread_id` used as one). */
+export const sessionIdSchema = z.custom<string>().check((ctx) => {
+  const problem = sessionIdProblem(ctx.value);
+  if (problem !== undefined)
+    ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
+});
+
+/** Throws the `StudioValidationError` naming `field` when `sessionId` is not a usable session id. */
+export function checkSessionId(field: string, sessionId: unknown): asserts sessionId is string {
+  parseFields(z.object({ [field]: sessionIdSchema }), { [field]: sessionId });
 }
 
 /**
@@ -114,8 +122,20 @@ async function resolveSession(
   session: SessionRef,
   policy: WritePolicy,
 ): Promise<string | undefined> {
-  const unchecked = directory.unchecked.get(session.key);
-  if (unchecked === undefined) return (await directory.find(client, session))?.id;
+  const pending = directory.unchecked.get(session.key);
+  if (pending === undefined) return (await directory.find(client, session))?.id;
+  let threadId = pending.threadId;
+  if (threadId === undefined && pending.threadKey !== undefined) {
+    // A creation whose outcome was lost: if it happened, its thread is checked like the others.
+    const datasetId = directory.datasetFor(session);
+    threadId = (await findThreadsByKey(client, pending.threadKey, datasetId))[0]?.id;
+    if (threadId === undefined) {
+      directory.unchecked.delete(session.key);
+      return (await directory.find(client, session))?.id;
+    }
+    directory.unchecked.set(session.key, { threadId, batch: pending.batch });
+  }
+  const unchecked = { threadId: threadId!, batch: pending.batch };
   const winner = await directory.look(client, session, true);
   if (winner !== undefined && winner.id !== unchecked.threadId) {
     try {
@@ -285,7 +305,15 @@ async function writeOnce(
     thread = created.thread;
     if (created.foundAfterFailure) await completeBatch(client, policy, thread.id, batch);
   } catch (error) {
-    if (!(error instanceof PartialWrite) || error.threadId === undefined) throw error;
+    if (!(error instanceof PartialWrite)) throw error;
+    if (error.threadId === undefined) {
+      // The create may have happened (its answer and the look-up by key were lost): a thread of
+      // the session nobody checked against an older one. The next look-up looks for its key.
+      if (error.state === "unknown") {
+        directory.unchecked.set(session.key, { threadKey: metadata[THREAD_KEY], batch });
+      }
+      throw error;
+    }
     // Created, but not checked against an older thread of the session yet.
     directory.unchecked.set(session.key, { threadId: error.threadId, batch });
     throw unchecked(error, error.threadId);
@@ -322,7 +350,13 @@ async function writeOnce(
     return { threadId, created: true };
   }
   // Another process created the session's thread first: move this call's messages there.
-  await moveToWinner(client, policy, directory, session, { threadId, batch }, winner, "all");
+  try {
+    await moveToWinner(client, policy, directory, session, { threadId, batch }, winner, "all");
+  } catch (error) {
+    // What did not reach the winner is in this call's thread: the next look-up finishes the move.
+    if (error instanceof PartialWrite) directory.unchecked.set(session.key, { threadId, batch });
+    throw error;
+  }
   return { threadId: winner, created: false };
 }
 
@@ -366,11 +400,19 @@ async function moveToWinner(
     await appendConfirmed(client, policy, winner, moving, undefined);
   } catch (error) {
     if (!(error instanceof PartialWrite)) throw error;
-    throw error.shifted(
-      0,
-      winner,
-      `Another process created session "${session.sessionId}"'s thread ${winner} at the same time; this call's messages are all in thread ${loser.threadId}, which was not deleted: copy what is missing to ${winner}, then delete ${loser.threadId}.`,
-    );
+    // The messages from the stop on are not confirmed in the winner, but the loser holds them:
+    // "not stored" would be wrong (issue 28), and the next look-up moves them (the caller keeps
+    // the loser as unchecked), so in the session's thread they are unknown until then.
+    throw new PartialWrite({
+      at: error.at,
+      state: "unknown",
+      later: "unknown",
+      attempts: error.attempts,
+      what: error.what,
+      cause: error.cause,
+      threadId: winner,
+      note: `Another process created session "${session.sessionId}"'s thread ${winner} at the same time; the messages not confirmed there are in thread ${loser.threadId}, which the session's next look-up in this process moves to ${winner} and deletes.`,
+    });
   }
   try {
     await client.deleteThread(loser.threadId);

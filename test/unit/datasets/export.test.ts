@@ -9,6 +9,7 @@ import {
   exportFineTuneRecords,
   type SkippedThread,
   StudioInvalidRecordError,
+  validateFineTuneRecord,
 } from "../../../src/datasets";
 import { toOpenAIChatRecord } from "../../../src/datasets/export";
 import { encodeRunThread } from "../../../src/datasets/run-thread";
@@ -119,6 +120,28 @@ describe("toOpenAIChatRecord", () => {
 });
 
 describe("exportFineTuneRecords", () => {
+  it("issue 29: a run whose tool returned an empty string is exported, and validateFineTuneRecord agrees", async () => {
+    const messages = RUN_MESSAGES.map((m) =>
+      ToolMessage.isInstance(m) ? new ToolMessage({ content: "", tool_call_id: "call_1" }) : m,
+    );
+    const { client } = dataset([runThread("t1", "run-1", messages)]);
+    const skipped: SkippedThread[] = [];
+    const records = await collect(
+      exportFineTuneRecords({
+        client,
+        datasetId: "ds",
+        format: "openai-chat",
+        invalid: "skip",
+        onSkip: (s) => skipped.push(s),
+      }),
+    );
+    expect(skipped).toEqual([]);
+    const expected = structuredClone(RUN_RECORD);
+    expected.messages[3] = { role: "tool", tool_call_id: "call_1", content: "" };
+    expect(records).toEqual([expected]);
+    expect(validateFineTuneRecord(records[0])).toEqual([]);
+  });
+
   it("yields one openai-chat record per thread, reading every page once", async () => {
     const { client, requests } = dataset([
       runThread("t1", "run-1"),

@@ -107,16 +107,19 @@ describe("validateFineTuneRecord", () => {
     ).toEqual([["role_order", "messages[1]"]]);
   });
 
-  it("refuses empty content, except an assistant turn that only calls tools", () => {
+  it("refuses empty content, except an assistant turn that only calls tools and a tool's result", () => {
     const record = valid();
     record.messages[1]!.content = "  ";
     record.messages[3]!.content = "";
     record.messages[4]!.content = "";
+    // Issue 29: a tool that returned an empty string is a valid example (the chat API accepts it).
     expect(codes(record)).toEqual([
       ["empty_content", "messages[1].content"],
-      ["empty_content", "messages[3].content"],
       ["empty_content", "messages[4].content"],
     ]);
+    const missing = valid();
+    delete (missing.messages[3] as { content?: unknown }).content;
+    expect(codes(missing)).toEqual([["empty_content", "messages[3].content"]]);
     const nullContent = valid();
     (nullContent.messages[2] as { content: unknown }).content = null;
     expect(codes(nullContent)).toEqual([]);

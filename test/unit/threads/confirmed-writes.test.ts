@@ -157,6 +157,17 @@ describe("after a timeout (issue 13.4)", () => {
     expect(error).toBeInstanceOf(PartialWrite);
     expect((error as PartialWrite).states(2)).toEqual(["unknown", "notStored"]);
   });
+
+  it("issue 28: a write that timed out on an earlier attempt may still land, so later failures of other kinds leave it unknown", async () => {
+    for (const last of [status(500), reset(), status(400)]) {
+      const fake = new FakeThreads();
+      const threadId = await threadWith(fake);
+      fake.messageSteps = [{ before: timeout() }, { before: status(503) }, { before: last }];
+      const error = await appendFailure(fake, threadId, batch("a", "b"));
+      expect(error).toBeInstanceOf(PartialWrite);
+      expect((error as PartialWrite).states(2), String(last)).toEqual(["unknown", "notStored"]);
+    }
+  });
 });
 
 describe("threadHasMessage", () => {
