@@ -9,6 +9,9 @@ import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
 import { keepCallsTogether } from "../threads/calls";
 import { nonEmptyString, parseFields } from "../threads/fields";
+import { useEnglishMessages } from "../zod-locale";
+
+useEnglishMessages();
 
 const conversationsInputSchema = z.object({ datasetId: nonEmptyString() });
 

@@ -12,6 +12,7 @@ import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertMessagesToStudioParams } from "../converters/messages";
 import { StudioValidationError } from "../errors";
 import { functionField, nonEmptyString, oneOf, parseFields } from "../threads/fields";
+import { useEnglishMessages } from "../zod-locale";
 import { StudioInvalidRecordError } from "./errors";
 import { decodeRunThread, type StoredConversation } from "./run-thread";
 import {
@@ -20,6 +21,8 @@ import {
   type ValidateFineTuneRecordOptions,
   validateFineTuneRecord,
 } from "./validate-record";
+
+useEnglishMessages();
 
 export type FineTuneFormat = "openai-chat" | "langchain";
 

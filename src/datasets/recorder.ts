@@ -26,9 +26,12 @@ import {
   parseFields,
 } from "../threads/fields";
 import { describeValue } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
 import { StudioRecordingError } from "./errors";
 import { PendingWrites } from "./pending-writes";
 import { copyMessages, encodeRunThread, type RecordedRun } from "./run-thread";
+
+useEnglishMessages();
 
 /** Takes the messages about to be stored (copies: change them or return new ones). */
 export type RedactMessages = (messages: BaseMessage[]) => BaseMessage[] | Promise<BaseMessage[]>;

@@ -6,6 +6,9 @@
 import * as z from "zod/v4/mini";
 import { estimateTokens } from "../models/tokens";
 import { described, integerAtLeast, parseFields } from "../threads/fields";
+import { useEnglishMessages } from "../zod-locale";
+
+useEnglishMessages();
 
 export type FineTuneProblemCode =
   /** The record is not an object. */

@@ -25,6 +25,7 @@ import type { StudioClient } from "../client";
 import { hasLoneSurrogate } from "../converters/thread-content";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { CODEC_KEYS } from "../converters/thread-metadata";
+import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_WRITE_POLICY, retried, type WritePolicy } from "./backoff";
 import {
   appendConfirmed,
@@ -53,6 +54,8 @@ import {
   sessionRef,
 } from "./session-directory";
 import { sessionKey } from "./session-index";
+
+useEnglishMessages();
 
 export type { SessionKind } from "./session-directory";
 
