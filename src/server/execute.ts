@@ -1,0 +1,99 @@
+/**
+ * One run: the graph streamed with LangGraph's own modes, each chunk turned into the event the
+ * SDK reads (`metadata` first with the run id, then one event per chunk, `error` on failure).
+ * The SDK's `messages-tuple` is LangGraph's `messages`; subgraph chunks are named
+ * `<mode>|<namespace>` when `stream_subgraphs` is on.
+ */
+import { Command } from "@langchain/langgraph/web";
+import type { RunnableGraph } from "./graphs";
+import type { RunCreate, StreamMode } from "./requests";
+import type { RunRecord, RunStatus } from "./runs";
+import { wireJson } from "./wire";
+
+function graphModes(modes: readonly StreamMode[]): string[] {
+  return [...new Set(modes.map((mode) => (mode === "messages-tuple" ? "messages" : mode)))];
+}
+
+export function requestedModes(body: RunCreate): StreamMode[] {
+  const modes = body.stream_mode;
+  if (modes == null) return ["values"];
+  const list = Array.isArray(modes) ? modes : [modes];
+  return list.length === 0 ? ["values"] : list;
+}
+
+/** The graph's input: a `Command` when the body has one (resume, update, goto). */
+function graphInput(body: RunCreate): unknown {
+  const command = body.command;
+  if (command == null) return body.input ?? null;
+  const goto = command.goto == null ? undefined : Array.isArray(command.goto) ? command.goto : [command.goto];
+  return new Command({
+    ...(command.resume !== undefined ? { resume: command.resume } : {}),
+    ...(command.update !== undefined ? { update: command.update as never } : {}),
+    ...(goto !== undefined ? { goto: goto as string[] } : {}),
+  });
+}
+
+/** The run's config: the caller's, the thread, and the checkpoint to start from (edit, regenerate). */
+export function runConfig(threadId: string, runId: string, body: RunCreate): Record<string, unknown> {
+  const configurable: Record<string, unknown> = {
+    ...(body.config?.configurable ?? {}),
+    ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}),
+    ...(body.checkpoint ?? {}),
+    thread_id: threadId,
+    run_id: runId,
+    graph_id: body.assistant_id,
+  };
+  return {
+    configurable,
+    ...(body.config?.tags ? { tags: body.config.tags } : {}),
+    ...(body.config?.recursion_limit != null ? { recursionLimit: body.config.recursion_limit } : {}),
+    metadata: { ...(body.metadata ?? {}), run_id: runId, thread_id: threadId, graph_id: body.assistant_id },
+  };
+}
+
+function isAbort(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (error instanceof Error && error.name === "AbortError");
+}
+
+/** Streams the run into its record; resolves with how it ended. */
+export async function executeRun(
+  graph: RunnableGraph,
+  run: RunRecord,
+  body: RunCreate,
+): Promise<RunStatus> {
+  const modes = requestedModes(body);
+  const subgraphs = body.stream_subgraphs === true;
+  const signal = run.controller.signal;
+  run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
+  try {
+    const stream = await graph.stream(graphInput(body), {
+      ...runConfig(run.thread_id, run.run_id, body),
+      ...(body.context !== undefined ? { context: body.context } : {}),
+      ...(body.interrupt_before ? { interruptBefore: body.interrupt_before } : {}),
+      ...(body.interrupt_after ? { interruptAfter: body.interrupt_after } : {}),
+      streamMode: graphModes(modes),
+      subgraphs,
+      signal,
+    });
+    for await (const chunk of stream) {
+      const [namespace, mode, data] = (subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
+        string[],
+        string,
+        unknown,
+      ];
+      const name = namespace.length > 0 ? `${mode}|${namespace.join("|")}` : mode;
+      run.push(name, wireJson(data));
+    }
+    return "success";
+  } catch (error) {
+    if (isAbort(error, signal)) return "interrupted";
+    run.push(
+      "error",
+      wireJson({
+        error: error instanceof Error ? error.name : "Error",
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    return "error";
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The graphs both servers run in the tests: an agent with a tool (`createAgent` over ChatStudio
+ * and the emulator's echo model), and a graph that asks for approval with `interrupt` and writes
+ * a custom event.
+ */
+import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import {
+  Annotation,
+  type LangGraphRunnableConfig,
+  MessagesAnnotation,
+  interrupt,
+  START,
+  StateGraph,
+} from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { z } from "zod/v4";
+import { ChatStudio } from "../../../src/chat_models";
+import type { StudioClient } from "../../../src/client";
+
+export const getWeather = tool(({ city }) => `${city}: sunny`, {
+  name: "get_weather",
+  description: "Today's weather in a city.",
+  schema: z.object({ city: z.string() }),
+});
+
+export function agentGraph(client: StudioClient) {
+  return createAgent({ model: new ChatStudio({ model: "studio/echo-small", client }), tools: [getWeather] });
+}
+
+const ApprovalState = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  decision: Annotation<string>(),
+});
+
+/** draft → approve (interrupt) → answer. */
+export function approvalGraph() {
+  return new StateGraph(ApprovalState)
+    .addNode("draft", (state, config: LangGraphRunnableConfig) => {
+      const last = state.messages.at(-1) as BaseMessage | undefined;
+      config.writer?.({ progress: "drafting" });
+      return { messages: [new AIMessage({ id: `draft-${state.messages.length}`, content: `Draft for: ${last?.text ?? ""}` })] };
+    })
+    .addNode("approve", () => ({ decision: interrupt({ question: "Send the draft?" }) as string }))
+    .addNode("answer", (state) => ({
+      messages: [new AIMessage({ id: `answer-${state.messages.length}`, content: `Decision: ${state.decision}` })],
+    }))
+    .addEdge(START, "draft")
+    .addEdge("draft", "approve")
+    .addEdge("approve", "answer")
+    .compile();
+}
