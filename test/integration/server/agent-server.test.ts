@@ -107,8 +107,8 @@ describe("createAgentServer with the SDK's Client", () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);
     const thread = await client.threads.create();
-    await agentTurn(client, thread.thread_id, "first");
-    await agentTurn(client, thread.thread_id, "second");
+    await agentTurn(client, thread.thread_id, "first", "echo");
+    await agentTurn(client, thread.thread_id, "second", "echo");
     const history = await client.threads.getHistory(thread.thread_id, { limit: 50 });
     expect(texts(history[0]?.values)).toEqual(["first", "You said: first", "second", "You said: second"]);
     // The checkpoint before "second" was added: its values end with the first answer.
@@ -117,7 +117,7 @@ describe("createAgentServer with the SDK's Client", () => {
     );
     expect(before?.checkpoint?.checkpoint_id).toBeTruthy();
     await collect(
-      client.runs.stream(thread.thread_id, "agent", {
+      client.runs.stream(thread.thread_id, "echo", {
         input: say("second, edited"),
         checkpoint: before!.checkpoint,
         streamMode: ["values"],

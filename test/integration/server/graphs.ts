@@ -51,3 +51,14 @@ export function approvalGraph() {
     .addEdge("approve", "answer")
     .compile();
 }
+
+/** One node answering "You said: <text>" (plain AIMessages: forks and history read them back). */
+export function echoGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("reply", (state) => {
+      const last = state.messages.at(-1) as BaseMessage | undefined;
+      return { messages: [new AIMessage({ content: `You said: ${last?.text ?? ""}` })] };
+    })
+    .addEdge(START, "reply")
+    .compile();
+}

@@ -9,7 +9,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
-import { agentGraph, approvalGraph } from "./graphs";
+import { agentGraph, approvalGraph, echoGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -46,7 +46,7 @@ export function studioServer(
     },
   } as ConstructorParameters<typeof StudioClient>[0]);
   const handler = createAgentServer({
-    graphs: { agent: agentGraph(client), approval: approvalGraph() },
+    graphs: { agent: agentGraph(client), approval: approvalGraph(), echo: echoGraph() },
     checkpointer: new StudioCheckpointSaver({ client }),
     client,
     ...extra,
@@ -80,7 +80,11 @@ function memoryThreads(): ThreadSaver {
 
 export function referenceServer(studio: StudioClient): Handler {
   const app = createEmbedServer({
-    graph: { agent: agentGraph(studio).graph as never, approval: approvalGraph() as never },
+    graph: {
+      agent: agentGraph(studio).graph as never,
+      approval: approvalGraph() as never,
+      echo: echoGraph() as never,
+    },
     threads: memoryThreads(),
     checkpointer: new MemorySaver(),
   });

@@ -21,9 +21,9 @@ export function say(text: string) {
   return { messages: [{ type: "human", content: text }] };
 }
 
-export async function agentTurn(client: Client, threadId: string, text: string) {
+export async function agentTurn(client: Client, threadId: string, text: string, graph = "agent") {
   return collect(
-    client.runs.stream(threadId, "agent", {
+    client.runs.stream(threadId, graph, {
       input: say(text),
       streamMode: ["values", "messages-tuple", "updates"],
     }),
