@@ -25,7 +25,8 @@ export function requestedModes(body: RunCreate): StreamMode[] {
 function graphInput(body: RunCreate): unknown {
   const command = body.command;
   if (command == null) return body.input ?? null;
-  const goto = command.goto == null ? undefined : Array.isArray(command.goto) ? command.goto : [command.goto];
+  const goto =
+    command.goto == null ? undefined : Array.isArray(command.goto) ? command.goto : [command.goto];
   return new Command({
     ...(command.resume !== undefined ? { resume: command.resume } : {}),
     ...(command.update !== undefined ? { update: command.update as never } : {}),
@@ -34,7 +35,11 @@ function graphInput(body: RunCreate): unknown {
 }
 
 /** The run's config: the caller's, the thread, and the checkpoint to start from (edit, regenerate). */
-export function runConfig(threadId: string, runId: string, body: RunCreate): Record<string, unknown> {
+export function runConfig(
+  threadId: string,
+  runId: string,
+  body: RunCreate,
+): Record<string, unknown> {
   const configurable: Record<string, unknown> = {
     ...(body.config?.configurable ?? {}),
     ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}),
@@ -46,8 +51,15 @@ export function runConfig(threadId: string, runId: string, body: RunCreate): Rec
   return {
     configurable,
     ...(body.config?.tags ? { tags: body.config.tags } : {}),
-    ...(body.config?.recursion_limit != null ? { recursionLimit: body.config.recursion_limit } : {}),
-    metadata: { ...(body.metadata ?? {}), run_id: runId, thread_id: threadId, graph_id: body.assistant_id },
+    ...(body.config?.recursion_limit != null
+      ? { recursionLimit: body.config.recursion_limit }
+      : {}),
+    metadata: {
+      ...(body.metadata ?? {}),
+      run_id: runId,
+      thread_id: threadId,
+      graph_id: body.assistant_id,
+    },
   };
 }
 

@@ -8,7 +8,10 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 /** The part of a compiled LangGraph graph (Pregel) the server calls. */
 export interface RunnableGraph {
   stream(input: unknown, options?: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
-  getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<StateSnapshotLike>;
+  getState(
+    config: Record<string, unknown>,
+    options?: Record<string, unknown>,
+  ): Promise<StateSnapshotLike>;
   getStateHistory(
     config: Record<string, unknown>,
     options?: Record<string, unknown>,

@@ -3,11 +3,12 @@
  * over the service's threads. Web APIs only; needs the peers `@langchain/langgraph` and
  * `@langchain/langgraph-checkpoint`.
  */
+
+export type { GraphLike } from "./graphs";
 export {
   type AgentServerAuth,
   type AgentServerHandler,
   type AgentServerOptions,
   createAgentServer,
 } from "./server";
-export type { GraphLike } from "./graphs";
 export type { ThreadStatus, ThreadView } from "./thread-view";

@@ -125,19 +125,29 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     const graph = graphOf(view);
     if (!graph) return emptyThreadState();
     const subgraphs = url.searchParams.get("subgraphs") === "true";
-    const state = await graph.getState({ configurable: { thread_id: view.thread_id } }, { subgraphs });
+    const state = await graph.getState(
+      { configurable: { thread_id: view.thread_id } },
+      { subgraphs },
+    );
     return toThreadState(state);
   }
 
   /** Streams the run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */
-  function sse(run: RunRecord, lastEventId: string | undefined, onDisconnect?: () => void): Response {
+  function sse(
+    run: RunRecord,
+    lastEventId: string | undefined,
+    onDisconnect?: () => void,
+  ): Response {
     const encoder = new TextEncoder();
     const events = run.follow(lastEventId);
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await events.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(sseFrame(next.value.event, next.value.data, next.value.id)));
+        else
+          controller.enqueue(
+            encoder.encode(sseFrame(next.value.event, next.value.data, next.value.id)),
+          );
       },
       cancel() {
         onDisconnect?.();
@@ -168,7 +178,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }
   }
 
-  async function startRun(owner: string, threadId: string, body: RunCreate, request: Request) {
+  async function startRun(owner: string, threadId: string, body: RunCreate) {
     const stored = await ownThread(owner, threadId);
     const graph = bound.get(body.assistant_id);
     if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
@@ -224,7 +234,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
 
   const routes: RouteEntry[] = [
     route("GET", "/info", async () =>
-      json({ version: "langchain-studio", flags: { assistants: true, crons: false, langsmith: false } }),
+      json({
+        version: "langchain-studio",
+        flags: { assistants: true, crons: false, langsmith: false },
+      }),
     ),
     route("GET", "/ok", async () => json({ ok: true })),
     route("POST", "/assistants/search", async () => json([...bound.keys()].map(assistant))),
@@ -299,7 +312,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       const graph = graphOf(stored.view);
       if (!graph) return json([]);
       const before =
-        typeof body.before === "string" ? { configurable: { checkpoint_id: body.before } } : body.before;
+        typeof body.before === "string"
+          ? { configurable: { checkpoint_id: body.before } }
+          : body.before;
       const history: Record<string, unknown>[] = [];
       for await (const state of graph.getStateHistory(
         { configurable: { ...(body.checkpoint ?? {}), thread_id: stored.view.thread_id } },
@@ -315,7 +330,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }),
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
       const body = parseBody(RunCreateSchema, await readJson(request));
-      return startRun(owner, p.thread_id ?? "", body, request);
+      return startRun(owner, p.thread_id ?? "", body);
     }),
     route("GET", "/threads/:thread_id/runs/:run_id", async (_r, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
@@ -362,7 +377,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       .find((x) => x.m !== null);
     if (!matched?.m) return unknownRoute(method, path);
     const owner = await callerOf(request);
-    if (owner === undefined) return problem(401, "Unauthorized", "sign in: the server's auth hook did not name a user");
+    if (owner === undefined)
+      return problem(401, "Unauthorized", "sign in: the server's auth hook did not name a user");
     const params: Params = {};
     matched.r.names.forEach((name, i) => {
       params[name] = matched.m?.[i + 1] ?? "";

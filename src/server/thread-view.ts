@@ -31,7 +31,10 @@ export interface MessageLike {
 /** A message of the graph's state, read tolerantly (a LangChain message or its dict). */
 export function readMessage(value: unknown): MessageLike | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Record<string, unknown> & { _getType?: () => string; getType?: () => string };
+  const record = value as Record<string, unknown> & {
+    _getType?: () => string;
+    getType?: () => string;
+  };
   const type =
     typeof record.getType === "function"
       ? record.getType()
@@ -93,7 +96,9 @@ export function previewFrom(messages: readonly MessageLike[]): string | null {
 }
 
 /** The graph state's pending interrupts by task id (empty when the thread is not paused). */
-export function interruptsOf(tasks: readonly { id: string; interrupts?: unknown[] }[]): Record<string, unknown[]> {
+export function interruptsOf(
+  tasks: readonly { id: string; interrupts?: unknown[] }[],
+): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const task of tasks) {
     if (task.interrupts && task.interrupts.length > 0) out[task.id] = task.interrupts;

@@ -16,7 +16,9 @@ beforeEach(async () => {
 
 function texts(values: unknown): string[] {
   const messages = (values as { messages?: { content: unknown }[] }).messages ?? [];
-  return messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  return messages.map((m) =>
+    typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+  );
 }
 
 describe("createAgentServer with the SDK's Client", () => {
@@ -67,7 +69,10 @@ describe("createAgentServer with the SDK's Client", () => {
       "Oslo: sunny",
       "Tool said: Oslo: sunny",
     ]);
-    const tuple = events.find((e) => e.event === "messages")?.data as [Record<string, unknown>, Record<string, unknown>];
+    const tuple = events.find((e) => e.event === "messages")?.data as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
     expect(tuple[0]).toMatchObject({ type: expect.stringMatching(/^(ai|AIMessageChunk|tool)$/) });
     expect(tuple[1]).toMatchObject({ langgraph_node: expect.any(String) });
     const state = await client.threads.getState(thread.thread_id);
@@ -81,7 +86,10 @@ describe("createAgentServer with the SDK's Client", () => {
     const thread = await client.threads.create();
     const paused = await approvalUntilInterrupt(client, thread.thread_id);
     expect(paused.find((e) => e.event === "custom")?.data).toEqual({ progress: "drafting" });
-    const interruptEvent = paused.filter((e) => e.event === "values").at(-1)?.data as Record<string, unknown>;
+    const interruptEvent = paused.filter((e) => e.event === "values").at(-1)?.data as Record<
+      string,
+      unknown
+    >;
     expect(interruptEvent.__interrupt__).toEqual([
       expect.objectContaining({ value: { question: "Send the draft?" } }),
     ]);
@@ -110,7 +118,12 @@ describe("createAgentServer with the SDK's Client", () => {
     await agentTurn(client, thread.thread_id, "first", "echo");
     await agentTurn(client, thread.thread_id, "second", "echo");
     const history = await client.threads.getHistory(thread.thread_id, { limit: 50 });
-    expect(texts(history[0]?.values)).toEqual(["first", "You said: first", "second", "You said: second"]);
+    expect(texts(history[0]?.values)).toEqual([
+      "first",
+      "You said: first",
+      "second",
+      "You said: second",
+    ]);
     // The checkpoint before "second" was added: its values end with the first answer.
     const before = history.find(
       (s) => texts(s.values).join("|") === "first|You said: first" && s.next.length === 0,
@@ -143,7 +156,11 @@ describe("createAgentServer with the SDK's Client", () => {
       new Request(`http://agent.test/threads/${thread.thread_id}/runs/stream`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ assistant_id: "agent", input: say("slow one"), stream_mode: ["values"] }),
+        body: JSON.stringify({
+          assistant_id: "agent",
+          input: say("slow one"),
+          stream_mode: ["values"],
+        }),
       }),
     );
     const runId = /runs\/([^/]+)$/.exec(response.headers.get("Content-Location") ?? "")?.[1];
@@ -172,10 +189,14 @@ describe("createAgentServer with the SDK's Client", () => {
         streamResumable: true,
       }),
     );
-    const runId = (events[0]?.data as { run_id: string }).run_id;
-    const all = await collect(client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }));
+    const runId = (events[0]!.data as { run_id: string }).run_id;
+    const all = await collect(
+      client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }),
+    );
     expect(all.map((e) => e.event)).toEqual(events.map((e) => e.event));
-    const tail = await collect(client.runs.joinStream(thread.thread_id, runId, { lastEventId: "1" }));
+    const tail = await collect(
+      client.runs.joinStream(thread.thread_id, runId, { lastEventId: "1" }),
+    );
     expect(tail.map((e) => e.event)).toEqual(events.slice(2).map((e) => e.event));
   });
 
@@ -193,7 +214,9 @@ describe("createAgentServer with the SDK's Client", () => {
     await expect(bob.threads.get(thread.thread_id)).rejects.toThrow(/404/);
     await expect(bob.threads.getState(thread.thread_id)).rejects.toThrow(/404/);
     await expect(bob.threads.getHistory(thread.thread_id)).rejects.toThrow(/404/);
-    await expect(bob.threads.update(thread.thread_id, { metadata: { x: 1 } })).rejects.toThrow(/404/);
+    await expect(bob.threads.update(thread.thread_id, { metadata: { x: 1 } })).rejects.toThrow(
+      /404/,
+    );
     await expect(bob.threads.delete(thread.thread_id)).rejects.toThrow(/404/);
     await expect(agentTurn(bob, thread.thread_id, "theirs")).rejects.toThrow(/404/);
     expect(await bob.threads.search({ metadata: { topic: "secret" } })).toEqual([]);
@@ -214,7 +237,9 @@ describe("createAgentServer with the SDK's Client", () => {
 
   it("answers unknown routes with the API's 404 shape", async () => {
     const { handler } = studioServer(emulator.handle);
-    const response = await handler(new Request("http://agent.test/crons/search", { method: "POST" }));
+    const response = await handler(
+      new Request("http://agent.test/crons/search", { method: "POST" }),
+    );
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "POST /crons/search not implemented" });
   });

@@ -8,9 +8,9 @@ import { AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import {
   Annotation,
+  interrupt,
   type LangGraphRunnableConfig,
   MessagesAnnotation,
-  interrupt,
   START,
   StateGraph,
 } from "@langchain/langgraph";
@@ -26,7 +26,10 @@ export const getWeather = tool(({ city }) => `${city}: sunny`, {
 });
 
 export function agentGraph(client: StudioClient) {
-  return createAgent({ model: new ChatStudio({ model: "studio/echo-small", client }), tools: [getWeather] });
+  return createAgent({
+    model: new ChatStudio({ model: "studio/echo-small", client }),
+    tools: [getWeather],
+  });
 }
 
 const ApprovalState = Annotation.Root({
@@ -40,11 +43,23 @@ export function approvalGraph() {
     .addNode("draft", (state, config: LangGraphRunnableConfig) => {
       const last = state.messages.at(-1) as BaseMessage | undefined;
       config.writer?.({ progress: "drafting" });
-      return { messages: [new AIMessage({ id: `draft-${state.messages.length}`, content: `Draft for: ${last?.text ?? ""}` })] };
+      return {
+        messages: [
+          new AIMessage({
+            id: `draft-${state.messages.length}`,
+            content: `Draft for: ${last?.text ?? ""}`,
+          }),
+        ],
+      };
     })
     .addNode("approve", () => ({ decision: interrupt({ question: "Send the draft?" }) as string }))
     .addNode("answer", (state) => ({
-      messages: [new AIMessage({ id: `answer-${state.messages.length}`, content: `Decision: ${state.decision}` })],
+      messages: [
+        new AIMessage({
+          id: `answer-${state.messages.length}`,
+          content: `Decision: ${state.decision}`,
+        }),
+      ],
     }))
     .addEdge(START, "draft")
     .addEdge("draft", "approve")

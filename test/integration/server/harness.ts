@@ -3,8 +3,9 @@
  * reference, `@langchain/langgraph-api`'s `createEmbedServer` with `MemorySaver`. Both are driven
  * by the SDK's `Client` with its `fetch` pointed at the handler (no port).
  */
-import { createEmbedServer, type ThreadSaver } from "@langchain/langgraph-api/experimental/embed";
+
 import { MemorySaver } from "@langchain/langgraph";
+import { createEmbedServer, type ThreadSaver } from "@langchain/langgraph-api/experimental/embed";
 import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
@@ -19,7 +20,7 @@ export function sdkClient(handler: Handler, headers?: Record<string, string>): C
     defaultHeaders: headers,
     callerOptions: {
       maxRetries: 0,
-      fetch: (input: RequestInfo | URL, init?: RequestInit) => handler(new Request(input, init)),
+      fetch: (input: string | URL | Request, init?: RequestInit) => handler(new Request(input, init)),
     },
   });
 }
@@ -40,7 +41,7 @@ export function studioServer(
     baseUrl: emulator.baseUrl,
     proxyUrl: emulator.proxyUrl,
     apiKey: emulator.apiKey,
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+    fetch: (input: string | URL | Request, init?: RequestInit) => {
       calls.count++;
       return fetch(input, init);
     },
