@@ -485,6 +485,11 @@ export function convertCompletionToChatGenerations(
  * parsed exactly as a non-streamed reply's (`parseStudioToolCalls`).
  */
 export class StudioAIMessageChunk extends AIMessageChunk {
+  // Serialized as core's AIMessageChunk, which every loader knows (a checkpoint read back).
+  override get lc_id(): string[] {
+    return [...this.lc_namespace, "AIMessageChunk"];
+  }
+
   constructor(fields: ConstructorParameters<typeof AIMessageChunk>[0]) {
     super(fields);
     // Core's merge of a chunk with usage and one without leaves empty detail objects behind.
