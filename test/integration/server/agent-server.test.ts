@@ -78,6 +78,9 @@ describe("createAgentServer with the SDK's Client", () => {
     const state = await client.threads.getState(thread.thread_id);
     expect(texts(state.values)).toHaveLength(4);
     expect(state.next).toEqual([]);
+    // The history reads back ChatStudio's streamed chunks (what useStream's branching needs).
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 20 });
+    expect(texts(history[0]?.values)).toHaveLength(4);
   });
 
   it("pauses at an interrupt (values, state tasks, status) and resumes with a command", async () => {
