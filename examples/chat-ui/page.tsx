@@ -31,7 +31,9 @@ function App() {
       url.searchParams.set("thread", id);
       history.replaceState(null, "", url);
     },
-    fetchStateHistory: true,
+    // Branching needs the checkpoint before each edited message: an agent turn with a tool takes
+    // about five checkpoints, and the default reads only the last ten.
+    fetchStateHistory: { limit: 100 },
   });
 
   const send = (event: React.FormEvent) => {
