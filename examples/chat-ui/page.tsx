@@ -53,7 +53,7 @@ function App() {
           const branches = meta?.branchOptions ?? [];
           return (
             <li key={message.id} className={`message ${message.type}`} data-type={message.type}>
-              {editing?.id === message.id ? (
+              {editing !== null && editing.id === message.id ? (
                 <form
                   onSubmit={(event) => {
                     event.preventDefault();

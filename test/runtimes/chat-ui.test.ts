@@ -18,6 +18,14 @@ import { CHROMIUM_PLATFORM, chromiumShipped, launch, shutDown } from "./chromium
 
 const STEP_MS = 20_000;
 
+/** The page's DOM as the functions run in it use it (the tests are type-checked without the DOM). */
+interface PageDom {
+  document: {
+    querySelector(selector: string): { textContent: string | null } | null;
+    querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }>;
+  };
+}
+
 let emulator: EmulatorHandle | undefined;
 let server: Server | undefined;
 let url = "";
@@ -32,10 +40,11 @@ async function texts(page: Page): Promise<string[]> {
 async function waitForMessage(page: Page, text: string): Promise<void> {
   await page.waitForFunction(
     (wanted) =>
-      document.querySelector("#status")?.textContent === "ready" &&
-      [...document.querySelectorAll("#messages li .text")].some((n) =>
-        (n.textContent ?? "").includes(wanted),
-      ),
+      (globalThis as unknown as PageDom).document.querySelector("#status")?.textContent ===
+        "ready" &&
+      Array.from(
+        (globalThis as unknown as PageDom).document.querySelectorAll("#messages li .text"),
+      ).some((n) => (n.textContent ?? "").includes(wanted)),
     { timeout: STEP_MS },
     text,
   );
@@ -114,9 +123,13 @@ if (chromiumShipped()) {
       // Reload: the thread comes back from the server, at its newest checkpoint (the edit).
       const threadId = new URL(page.url()).searchParams.get("thread");
       await page.reload();
-      await page.waitForFunction(() => document.querySelectorAll("#messages li").length > 0, {
-        timeout: STEP_MS,
-      });
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as PageDom).document.querySelectorAll("#messages li").length > 0,
+        {
+          timeout: STEP_MS,
+        },
+      );
       await waitForMessage(page, "Tool said: Rome: sunny");
       expect(new URL(page.url()).searchParams.get("thread")).toBe(threadId);
       expect((await texts(page)).at(0), details()).toBe('get_weather {"city": "Rome"}');
