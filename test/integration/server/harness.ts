@@ -20,7 +20,8 @@ export function sdkClient(handler: Handler, headers?: Record<string, string>): C
     defaultHeaders: headers,
     callerOptions: {
       maxRetries: 0,
-      fetch: (input: string | URL | Request, init?: RequestInit) => handler(new Request(input, init)),
+      fetch: (input: string | URL | Request, init?: RequestInit) =>
+        handler(new Request(input, init)),
     },
   });
 }
