@@ -151,34 +151,87 @@ describe("createAgentServer with the SDK's Client", () => {
     expect(after.some((s) => texts(s.values).includes("You said: second"))).toBe(true);
   });
 
+  /** Starts a run on the slow graph without reading its stream (the response is returned). */
+  async function startSlow(
+    handler: (request: Request) => Promise<Response>,
+    threadId: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ response: Response; runId: string }> {
+    const response = await handler(
+      new Request(`http://agent.test/threads/${threadId}/runs/stream`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ assistant_id: "slow", input: say("wait"), ...extra }),
+      }),
+    );
+    const runId = /runs\/([^/]+)$/.exec(response.headers.get("Content-Location") ?? "")?.[1];
+    if (!runId) throw new Error(`no run id in ${response.status} ${await response.text()}`);
+    return { response, runId };
+  }
+
+  async function runEnded(client: ReturnType<typeof sdkClient>, threadId: string, runId: string) {
+    for (let i = 0; i < 100; i++) {
+      const run = await client.runs.get(threadId, runId);
+      if (run.status !== "running" && run.status !== "pending") return run.status;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error("the run did not end within 5 s");
+  }
+
   it("answers 409 to a second run while one is active, and cancels a run", async () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);
     const thread = await client.threads.create();
-    const response = await handler(
-      new Request(`http://agent.test/threads/${thread.thread_id}/runs/stream`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({
-          assistant_id: "agent",
-          input: say("slow one"),
-          stream_mode: ["values"],
-        }),
-      }),
-    );
-    const runId = /runs\/([^/]+)$/.exec(response.headers.get("Content-Location") ?? "")?.[1];
-    expect(runId).toBeTruthy();
+    const { response, runId } = await startSlow(handler, thread.thread_id);
     expect((await client.threads.get(thread.thread_id)).status).toBe("busy");
     await expect(
-      collect(client.runs.stream(thread.thread_id, "agent", { input: say("again") })),
+      collect(client.runs.stream(thread.thread_id, "echo", { input: say("again") })),
     ).rejects.toThrow(/409/);
-    await client.runs.cancel(thread.thread_id, runId!, true);
-    const run = await client.runs.get(thread.thread_id, runId!);
-    expect(["interrupted", "success"]).toContain(run.status);
+    await client.runs.cancel(thread.thread_id, runId, true);
+    expect((await client.runs.get(thread.thread_id, runId)).status).toBe("interrupted");
     await response.body?.cancel();
+    expect(texts((await client.threads.getState(thread.thread_id)).values)).not.toContain(
+      "Slowly: wait",
+    );
     // The thread takes runs again.
-    const next = await agentTurn(client, thread.thread_id, "after cancel");
-    expect(next.some((e) => e.event === "values")).toBe(true);
+    const next = await agentTurn(client, thread.thread_id, "after cancel", "echo");
+    expect(texts(next.filter((e) => e.event === "values").at(-1)?.data).at(-1)).toBe(
+      "You said: after cancel",
+    );
+  });
+
+  it("interrupts the active run for multitask_strategy interrupt", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    const first = await startSlow(handler, thread.thread_id);
+    const second = await collect(
+      client.runs.stream(thread.thread_id, "echo", {
+        input: say("instead"),
+        multitaskStrategy: "interrupt",
+      }),
+    );
+    expect(await runEnded(client, thread.thread_id, first.runId)).toBe("interrupted");
+    await first.response.body?.cancel();
+    expect(texts(second.at(-1)?.data).at(-1)).toBe("You said: instead");
+  });
+
+  it("cancels the run when the client goes away, or lets it finish with on_disconnect continue", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const a = await client.threads.create();
+    const gone = await startSlow(handler, a.thread_id);
+    await gone.response.body?.cancel();
+    expect(await runEnded(client, a.thread_id, gone.runId)).toBe("interrupted");
+    expect(texts((await client.threads.getState(a.thread_id)).values)).not.toContain(
+      "Slowly: wait",
+    );
+
+    const b = await client.threads.create();
+    const kept = await startSlow(handler, b.thread_id, { on_disconnect: "continue" });
+    await kept.response.body?.cancel();
+    expect(await runEnded(client, b.thread_id, kept.runId)).toBe("success");
+    expect(texts((await client.threads.getState(b.thread_id)).values).at(-1)).toBe("Slowly: wait");
   });
 
   it("joins a resumable run from Last-Event-ID", async () => {

@@ -77,3 +77,15 @@ export function echoGraph() {
     .addEdge(START, "reply")
     .compile();
 }
+
+/** Like `echoGraph`, after a pause: long enough to be interrupted, cancelled or joined. */
+export function slowGraph(pauseMs = 400) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("reply", async (state) => {
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      const last = state.messages.at(-1) as BaseMessage | undefined;
+      return { messages: [new AIMessage({ content: `Slowly: ${last?.text ?? ""}` })] };
+    })
+    .addEdge(START, "reply")
+    .compile();
+}

@@ -10,7 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
-import { agentGraph, approvalGraph, echoGraph } from "./graphs";
+import { agentGraph, approvalGraph, echoGraph, slowGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -48,7 +48,12 @@ export function studioServer(
     },
   } as ConstructorParameters<typeof StudioClient>[0]);
   const handler = createAgentServer({
-    graphs: { agent: agentGraph(client), approval: approvalGraph(), echo: echoGraph() },
+    graphs: {
+      agent: agentGraph(client),
+      approval: approvalGraph(),
+      echo: echoGraph(),
+      slow: slowGraph(),
+    },
     checkpointer: new StudioCheckpointSaver({ client }),
     client,
     ...extra,
