@@ -85,12 +85,18 @@ export class RunRecord {
     this.#events = [];
   }
 
-  /** The run's events after `lastEventId` (all of them without one), then those to come. */
-  async *follow(lastEventId?: string): AsyncGenerator<RunEvent> {
+  /**
+   * The run's events after `lastEventId` (all of them without one), then those to come. The list
+   * is taken now, not on the first read, so `forget` never cuts short a reader already attached.
+   */
+  follow(lastEventId?: string): AsyncGenerator<RunEvent> {
     let next = lastEventId === undefined ? 0 : Number.parseInt(lastEventId, 10) + 1;
     if (!Number.isFinite(next) || next < 0) next = 0;
-    // A follower keeps the list it started on, so `forget` never cuts a reader short.
-    const events = this.#events;
+    return this.#read(this.#events, next);
+  }
+
+  async *#read(events: RunEvent[], from: number): AsyncGenerator<RunEvent> {
+    let next = from;
     while (true) {
       while (next < events.length) {
         const event = events[next];

@@ -234,6 +234,29 @@ describe("createAgentServer with the SDK's Client", () => {
     expect(texts((await client.threads.getState(b.thread_id)).values).at(-1)).toBe("Slowly: wait");
   });
 
+  it("delivers every event to a client that reads only after the run ended", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    const response = await handler(
+      new Request(`http://agent.test/threads/${thread.thread_id}/runs/stream`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ assistant_id: "echo", input: say("late reader") }),
+      }),
+    );
+    const runId = /runs\/([^/]+)$/.exec(response.headers.get("Content-Location") ?? "")?.[1];
+    expect(await runEnded(client, thread.thread_id, runId!)).toBe("success");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const text = await response.text();
+    expect(text.match(/^event: (.+)$/gm)).toEqual([
+      "event: metadata",
+      "event: values",
+      "event: values",
+    ]);
+    expect(text).toContain("You said: late reader");
+  });
+
   it("joins a resumable run from Last-Event-ID", async () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);
