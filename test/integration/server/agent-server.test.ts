@@ -4,7 +4,11 @@
  * tenancy, and a second handler (another process) continuing a thread.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import { StudioClient } from "../../../src/client";
+import { StudioCheckpointSaver, StudioStore } from "../../../src/langgraph";
+import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
+import { memoGraph } from "./graphs";
 import { sdkClient, studioServer } from "./harness";
 import { agentTurn, approvalResume, approvalUntilInterrupt, collect, say } from "./scripts";
 
@@ -312,6 +316,29 @@ describe("createAgentServer with the SDK's Client", () => {
     await approvalResume(second, thread.thread_id);
     const state = await second.threads.getState(thread.thread_id);
     expect(texts(state.values).at(-1)).toBe("Decision: yes");
+  });
+
+  it("gives the graphs the store passed in (a StudioStore, seen by another process)", async () => {
+    const { baseUrl, proxyUrl, apiKey } = emulator.handle;
+    const client = new StudioClient({ baseUrl, proxyUrl, apiKey });
+    const handler = createAgentServer({
+      graphs: { memo: memoGraph() },
+      checkpointer: new StudioCheckpointSaver({ client }),
+      store: new StudioStore({ client }),
+      client,
+    });
+    const sdk = sdkClient(handler);
+    const thread = await sdk.threads.create();
+    await agentTurn(sdk, thread.thread_id, "one", "memo");
+    const second = await agentTurn(sdk, thread.thread_id, "two", "memo");
+    expect(texts(second.filter((e) => e.event === "values").at(-1)?.data).at(-1)).toBe(
+      "I remember 2",
+    );
+    const elsewhere = new StudioStore({ client: new StudioClient({ baseUrl, proxyUrl, apiKey }) });
+    expect((await elsewhere.search(["memos"])).map((item) => item.value.text).sort()).toEqual([
+      "one",
+      "two",
+    ]);
   });
 
   it("answers unknown routes with the API's 404 shape", async () => {

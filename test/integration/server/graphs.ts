@@ -89,3 +89,18 @@ export function slowGraph(pauseMs = 400) {
     .addEdge(START, "reply")
     .compile();
 }
+
+/** Remembers each user message in the long-term store (`config.store`) and counts them. */
+export function memoGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("remember", async (state, config: LangGraphRunnableConfig) => {
+      const last = state.messages.at(-1) as BaseMessage | undefined;
+      const store = config.store;
+      if (!store) throw new Error("no store");
+      await store.put(["memos"], `m${state.messages.length}`, { text: last?.text ?? "" });
+      const all = await store.search(["memos"]);
+      return { messages: [new AIMessage({ content: `I remember ${all.length}` })] };
+    })
+    .addEdge(START, "remember")
+    .compile();
+}
