@@ -32,7 +32,7 @@ import {
 import { RunRecord, RunRegistry } from "./runs";
 import { emptyThreadState, toThreadState } from "./state";
 import { type StoredThread, ThreadRecords } from "./thread-records";
-import { afterRun, searchThreads, type ThreadView } from "./thread-view";
+import { afterRun, searchThreads, type ThreadView, titleOf } from "./thread-view";
 
 /** Who is calling: a user id, or null (then 401). */
 export type AgentServerAuth = (
@@ -97,7 +97,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   }
 
   async function ownThread(owner: string, threadId: string): Promise<StoredThread> {
-    const stored = await records.get(owner, decodeURIComponent(threadId));
+    let id: string;
+    try {
+      id = decodeURIComponent(threadId);
+    } catch {
+      throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
+    }
+    const stored = await records.get(owner, id);
     if (!stored) throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
     return stored;
   }
@@ -265,7 +271,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
         status: "idle",
         values: {},
         interrupts: {},
-        title: null,
+        title: typeof metadata.title === "string" && metadata.title !== "" ? metadata.title : null,
         preview: null,
       });
       return json(created.view);
@@ -292,7 +298,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       const metadata = { ...stored.view.metadata, ...(body.metadata ?? {}) };
       // The owner is the server's to say.
       if (auth) metadata.owner = owner;
-      const view = { ...stored.view, metadata, updated_at: new Date().toISOString() };
+      const patched = { ...stored.view, metadata, updated_at: new Date().toISOString() };
+      const view = { ...patched, title: titleOf(patched) };
       return json(shown((await records.save(stored, view)).view));
     }),
     route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {

@@ -52,8 +52,10 @@ describe("createAgentServer with the SDK's Client", () => {
 
     const patched = await client.threads.update(b.thread_id, { metadata: { title: "Named" } });
     expect(patched.metadata).toMatchObject({ project: "beta", title: "Named" });
+    expect(patched).toMatchObject({ title: "Named" });
     await client.threads.delete(b.thread_id);
     await expect(client.threads.get(b.thread_id)).rejects.toThrow(/404/);
+    await expect(client.threads.get("%E0%A4%A")).rejects.toThrow(/404/);
     expect((await client.threads.search()).map((t) => t.thread_id)).toEqual([a.thread_id]);
   });
 
@@ -348,5 +350,8 @@ describe("createAgentServer with the SDK's Client", () => {
     );
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: "POST /crons/search not implemented" });
+    // A thread id that is not valid percent-encoding is a thread that does not exist.
+    const odd = await handler(new Request("http://agent.test/threads/%E0%A4%A"));
+    expect(odd.status).toBe(404);
   });
 });
