@@ -5,13 +5,30 @@
  * `<mode>|<namespace>` when `stream_subgraphs` is on.
  */
 import { Command } from "@langchain/langgraph/web";
+import { debugEvent } from "./debug-events";
 import type { RunnableGraph } from "./graphs";
 import type { RunCreate, StreamMode } from "./requests";
 import type { RunRecord, RunStatus } from "./runs";
 import { wireJson } from "./wire";
 
+/**
+ * LangGraph's modes for the SDK's: `messages-tuple` is `messages`; `checkpoints` is read from
+ * `debug` (LangGraph's own `checkpoints` mode now sends bare envelopes, not the SDK's snapshots).
+ */
 function graphModes(modes: readonly StreamMode[]): string[] {
-  return [...new Set(modes.map((mode) => (mode === "messages-tuple" ? "messages" : mode)))];
+  const named: Partial<Record<StreamMode, string>> = {
+    "messages-tuple": "messages",
+    checkpoints: "debug",
+  };
+  return [...new Set(modes.map((mode) => named[mode] ?? mode))];
+}
+
+/** The SDK's `checkpoints` event: the snapshot a debug `checkpoint` chunk carries. */
+function checkpointSnapshot(event: unknown): unknown {
+  const { type, payload } = event as { type?: string; payload?: Record<string, unknown> };
+  if (type !== "checkpoint" || !payload) return undefined;
+  const { values, next, config, metadata, tasks, parent_config } = payload;
+  return { values, next, config, metadata, tasks, parent_config };
 }
 
 export function requestedModes(body: RunCreate): StreamMode[] {
@@ -59,6 +76,7 @@ export function runConfig(
       run_id: runId,
       thread_id: threadId,
       graph_id: body.assistant_id,
+      run_attempt: 1,
     },
   };
 }
@@ -74,6 +92,8 @@ export async function executeRun(
   body: RunCreate,
 ): Promise<RunStatus> {
   const modes = requestedModes(body);
+  const wantsDebug = modes.includes("debug");
+  const wantsCheckpoints = modes.includes("checkpoints");
   const subgraphs = body.stream_subgraphs === true;
   const signal = run.controller.signal;
   run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
@@ -93,8 +113,16 @@ export async function executeRun(
         string,
         unknown,
       ];
-      const name = namespace.length > 0 ? `${mode}|${namespace.join("|")}` : mode;
-      run.push(name, wireJson(data));
+      const named = (event: string) =>
+        namespace.length > 0 ? `${event}|${namespace.join("|")}` : event;
+      if (mode !== "debug") {
+        run.push(named(mode), wireJson(data));
+        continue;
+      }
+      const debug = debugEvent(data);
+      if (wantsDebug) run.push(named("debug"), wireJson(debug));
+      const snapshot = wantsCheckpoints ? checkpointSnapshot(debug) : undefined;
+      if (snapshot) run.push(named("checkpoints"), wireJson(snapshot));
     }
     return "success";
   } catch (error) {

@@ -89,6 +89,39 @@ describe("createAgentServer with the SDK's Client", () => {
     expect(texts(history[0]?.values)).toHaveLength(4);
   });
 
+  it("streams checkpoints as the SDK's snapshots, and debug with checkpoint ids", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    const events = await collect(
+      client.runs.stream(thread.thread_id, "echo", {
+        input: say("snap"),
+        streamMode: ["checkpoints", "debug"],
+      }),
+    );
+    const snapshots = events.filter((e) => e.event === "checkpoints");
+    expect(snapshots.length).toBeGreaterThan(1);
+    const last = snapshots.at(-1)?.data as Record<string, unknown>;
+    expect(Object.keys(last).sort()).toEqual([
+      "config",
+      "metadata",
+      "next",
+      "parent_config",
+      "tasks",
+      "values",
+    ]);
+    expect(texts(last.values)).toEqual(["snap", "You said: snap"]);
+    const debug = events.find((e) => e.event === "debug")?.data as {
+      type: string;
+      payload: { checkpoint: { thread_id: string }; config: { configurable: object } };
+    };
+    expect(debug.type).toBe("checkpoint");
+    expect(debug.payload.checkpoint.thread_id).toBe(thread.thread_id);
+    expect(Object.keys(debug.payload.config.configurable).some((k) => k.startsWith("__"))).toBe(
+      false,
+    );
+  });
+
   it("pauses at an interrupt (values, state tasks, status) and resumes with a command", async () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);

@@ -76,6 +76,19 @@ describe("event sequences match @langchain/langgraph-api's embed server", () => 
     );
   });
 
+  for (const mode of ["debug", "tasks", "custom"] as const) {
+    it(`stream_mode ${mode}`, async () => {
+      const { ours, reference } = both();
+      const a = await ours.threads.create();
+      const b = await reference.threads.create();
+      const run = (client: typeof ours, id: string) =>
+        collect(client.runs.stream(id, "approval", { input: say("hi"), streamMode: [mode] }));
+      const mine = await run(ours, a.thread_id);
+      expect(mine.filter((e) => e.event === mode).length).toBeGreaterThan(0);
+      expect(comparable(mine)).toEqual(comparable(await run(reference, b.thread_id)));
+    });
+  }
+
   it("history after two turns and a fork", async () => {
     const { ours, reference } = both();
     const ids = [

@@ -52,7 +52,9 @@ export async function approvalResume(client: Client, threadId: string) {
 
 /** Keys whose values differ from run to run (ids, times): compared by presence only. */
 const VARYING =
-  /(^id$|_id$|^ids$|^created_at$|^updated_at$|^checkpoint$|^parent_checkpoint$|^interrupt_id$|^created$)/;
+  /(^id$|_id$|^ids$|^created_at$|^updated_at$|^checkpoint$|^parent_checkpoint$|^interrupt_id$|^created$|^timestamp$)/;
+/** Labels the reference (the dev server) puts in run metadata about itself. */
+const SERVER_LABELS = /^langgraph_(host|plan|version|api_url)$/;
 
 /** A value with its ids and times replaced by a marker. */
 export function redact(value: unknown): unknown {
@@ -61,7 +63,7 @@ export function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];
-    if (item === undefined) continue;
+    if (item === undefined || SERVER_LABELS.test(key)) continue;
     out[key] = VARYING.test(key) && item !== null ? "<varies>" : redact(item);
   }
   return out;
