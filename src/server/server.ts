@@ -10,16 +10,7 @@ import type { StudioClientOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
 import { executeRun } from "./execute";
 import { bindGraph, type GraphLike, type RunnableGraph } from "./graphs";
-import {
-  HttpProblem,
-  json,
-  noContent,
-  notFound,
-  problem,
-  readJson,
-  sseFrame,
-  unknownRoute,
-} from "./http";
+import { HttpProblem, json, noContent, notFound, problem, readJson, unknownRoute } from "./http";
 import {
   HistorySchema,
   parseBody,
@@ -29,7 +20,9 @@ import {
   ThreadPatchSchema,
   ThreadSearchSchema,
 } from "./requests";
+import { matchRoute, type RouteEntry, route } from "./router";
 import { RunRecord, RunRegistry } from "./runs";
+import { runEventsResponse } from "./sse";
 import { emptyThreadState, toThreadState } from "./state";
 import { type StoredThread, ThreadRecords } from "./thread-records";
 import { afterRun, searchThreads, type ThreadView, titleOf } from "./thread-view";
@@ -58,25 +51,6 @@ export interface AgentServerOptions extends StudioClientOptions {
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
-
-type Params = Record<string, string>;
-type Route = (request: Request, owner: string, params: Params, url: URL) => Promise<Response>;
-
-interface RouteEntry {
-  method: string;
-  pattern: RegExp;
-  names: string[];
-  run: Route;
-}
-
-function route(method: string, path: string, run: Route): RouteEntry {
-  const names: string[] = [];
-  const source = path.replace(/:([a-z_]+)/g, (_, name: string) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  return { method, pattern: new RegExp(`^${source}/?$`), names, run };
-}
 
 const SERVER_STARTED = new Date().toISOString();
 
@@ -138,35 +112,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     return toThreadState(state);
   }
 
-  /** Streams the run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */
-  function sse(
-    run: RunRecord,
-    lastEventId: string | undefined,
-    onDisconnect?: () => void,
-  ): Response {
-    const encoder = new TextEncoder();
-    const events = run.follow(lastEventId);
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await events.next();
-        if (next.done) controller.close();
-        else
-          controller.enqueue(
-            encoder.encode(sseFrame(next.value.event, next.value.data, next.value.id)),
-          );
-      },
-      cancel() {
-        onDisconnect?.();
-        void events.return(undefined);
-      },
-    });
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-cache",
-        "Content-Location": `${prefix}/threads/${run.thread_id}/runs/${run.run_id}`,
-      },
-    });
+  /** The run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */
+  function sse(run: RunRecord, lastEventId: string | undefined, onDisconnect?: () => void) {
+    const location = `${prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
+    return runEventsResponse(run, location, lastEventId, onDisconnect);
   }
 
   /** Waits out (or cancels) the thread's active run as the strategy says; 409 for "reject". */
@@ -378,20 +327,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     let path = url.pathname;
     if (prefix !== "" && path.startsWith(prefix)) path = path.slice(prefix.length) || "/";
     const method = request.method.toUpperCase();
-    const matched = routes
-      .filter((r) => r.method === method)
-      .map((r) => ({ r, m: r.pattern.exec(path) }))
-      .find((x) => x.m !== null);
-    if (!matched?.m) return unknownRoute(method, path);
+    const matched = matchRoute(routes, method, path);
+    if (!matched) return unknownRoute(method, path);
     const owner = await callerOf(request);
     if (owner === undefined)
       return problem(401, "Unauthorized", "sign in: the server's auth hook did not name a user");
-    const params: Params = {};
-    matched.r.names.forEach((name, i) => {
-      params[name] = matched.m?.[i + 1] ?? "";
-    });
     try {
-      return await matched.r.run(request, owner, params, url);
+      return await matched.entry.run(request, owner, matched.params, url);
     } catch (error) {
       if (error instanceof HttpProblem) return error.toResponse();
       const message = error instanceof Error ? error.message : String(error);
