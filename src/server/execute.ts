@@ -51,19 +51,37 @@ function graphInput(body: RunCreate): unknown {
   });
 }
 
-/** The run's config: the caller's, the thread, and the checkpoint to start from (edit, regenerate). */
+/**
+ * Configurable keys a client may not set: LangGraph's internals (`__pregel_*`...) and the
+ * caller's identity, which the server sets from `auth`.
+ */
+const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user)/;
+
+function callerConfigurable(values: Record<string, unknown> | null | undefined) {
+  return Object.fromEntries(
+    Object.entries(values ?? {}).filter(([key]) => !RESERVED_CONFIGURABLE.test(key)),
+  );
+}
+
+/**
+ * The run's config: the caller's, the checkpoint to start from (edit, regenerate), then what the
+ * server decides: the thread, the run, and the caller's user id (`langgraph_auth_user_id`, as the
+ * Agent Server names it, so a graph can keep each user's memories apart in the store).
+ */
 export function runConfig(
   threadId: string,
   runId: string,
   body: RunCreate,
+  userId?: string,
 ): Record<string, unknown> {
   const configurable: Record<string, unknown> = {
-    ...(body.config?.configurable ?? {}),
+    ...callerConfigurable(body.config?.configurable),
     ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}),
-    ...(body.checkpoint ?? {}),
+    ...callerConfigurable(body.checkpoint),
     thread_id: threadId,
     run_id: runId,
     graph_id: body.assistant_id,
+    ...(userId !== undefined ? { langgraph_auth_user_id: userId } : {}),
   };
   return {
     configurable,
@@ -90,6 +108,7 @@ export async function executeRun(
   graph: RunnableGraph,
   run: RunRecord,
   body: RunCreate,
+  userId?: string,
 ): Promise<RunStatus> {
   const modes = requestedModes(body);
   const wantsDebug = modes.includes("debug");
@@ -99,7 +118,7 @@ export async function executeRun(
   run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
   try {
     const stream = await graph.stream(graphInput(body), {
-      ...runConfig(run.thread_id, run.run_id, body),
+      ...runConfig(run.thread_id, run.run_id, body, userId),
       ...(body.context !== undefined ? { context: body.context } : {}),
       ...(body.interrupt_before ? { interruptBefore: body.interrupt_before } : {}),
       ...(body.interrupt_after ? { interruptAfter: body.interrupt_after } : {}),

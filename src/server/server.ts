@@ -149,7 +149,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     });
     runs.start(run);
     void (async () => {
-      let status = await executeRun(graph, run, body);
+      let status = await executeRun(graph, run, body, auth ? owner : undefined);
       try {
         // The thread as a user sees it, refreshed from the run's final state.
         const latest = (await records.get(owner, run.thread_id)) ?? stored;

@@ -339,6 +339,15 @@ describe("createAgentServer with the SDK's Client", () => {
     await expect(agentTurn(bob, thread.thread_id, "theirs")).rejects.toThrow(/404/);
     expect(await bob.threads.search({ metadata: { topic: "secret" } })).toEqual([]);
     expect((await ada.threads.search()).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+
+    // The graph learns who is calling from the server, not from the request's config.
+    const spoofed = await collect(
+      ada.runs.stream(thread.thread_id, "whoami", {
+        input: say("who am I?"),
+        config: { configurable: { langgraph_auth_user_id: "bob" } },
+      }),
+    );
+    expect(texts(spoofed.at(-1)?.data).at(-1)).toBe("You are ada");
   });
 
   it("lets a second handler (another process) list and continue the thread", async () => {

@@ -104,3 +104,17 @@ export function memoGraph() {
     .addEdge(START, "remember")
     .compile();
 }
+
+/** Answers with the user id the server passed in the config (`langgraph_auth_user_id`). */
+export function whoamiGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("whoami", (_state, config: LangGraphRunnableConfig) => ({
+      messages: [
+        new AIMessage({
+          content: `You are ${String(config.configurable?.langgraph_auth_user_id ?? "nobody")}`,
+        }),
+      ],
+    }))
+    .addEdge(START, "whoami")
+    .compile();
+}
