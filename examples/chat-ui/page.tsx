@@ -34,6 +34,8 @@ function App() {
     // Branching needs the checkpoint before each edited message: an agent turn with a tool takes
     // about five checkpoints, and the default reads only the last ten.
     fetchStateHistory: { limit: 100 },
+    // A reload during an answer joins the run again (its events are kept by the server).
+    reconnectOnMount: true,
   });
 
   const send = (event: React.FormEvent) => {

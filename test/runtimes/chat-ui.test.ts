@@ -2,8 +2,9 @@
  * The chat UI in a real browser: the example's `useStream` page (bundled with esbuild) served
  * with the built `langchain-studio/server` over the emulator, driven in headless Chromium from
  * `@sparticuz/chromium` (launched as chromium.ts does). A user sends a message that calls a tool,
- * approves an email at an interrupt, edits the first message into a branch and goes back, and
- * reloads the page to find the thread again. Every wait is bounded.
+ * approves an email at an interrupt, edits the first message into a branch and goes back,
+ * reloads the page to find the thread again, and reloads while an answer is on its way (the page
+ * joins the run again). Every wait is bounded.
  */
 import type { Server } from "node:http";
 import { StudioClient } from "langchain-studio";
@@ -133,6 +134,22 @@ if (chromiumShipped()) {
       await waitForMessage(page, "Tool said: Rome: sunny");
       expect(new URL(page.url()).searchParams.get("thread")).toBe(threadId);
       expect((await texts(page)).at(0), details()).toBe('get_weather {"city": "Rome"}');
+
+      // A reload while the model is answering: the page joins the run again and sees the answer.
+      emulator!.setFaults({ latencyMs: 1_500, match: "chat/completions" });
+      try {
+        await say(page, "still there?");
+        await page.waitForFunction(
+          () =>
+            (globalThis as unknown as PageDom).document.querySelector("#status")?.textContent ===
+            "thinking",
+          { timeout: STEP_MS },
+        );
+        await page.reload();
+        await waitForMessage(page, "You said: still there?");
+      } finally {
+        emulator!.setFaults();
+      }
     }, 150_000);
   });
 } else {
