@@ -17,6 +17,7 @@ export default defineConfig([
       index: "src/index.ts",
       "agents/index": "src/agents/index.ts",
       "langgraph/index": "src/langgraph/index.ts",
+      "server/index": "src/server/index.ts",
     },
     platform: "neutral",
     format: ["esm", "cjs"],

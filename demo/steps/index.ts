@@ -1,6 +1,7 @@
 import type { DemoStep } from "../step";
 import { agentMemoryStep } from "./agent-memory";
 import { assistantStep } from "./assistant";
+import { chatUiStep } from "./chat-ui";
 import { conversationStep } from "./conversation";
 import { datasetStep } from "./dataset";
 import { fineTuneStep } from "./fine-tune";
@@ -22,4 +23,5 @@ export const steps: readonly DemoStep[] = [
   datasetStep,
   fineTuneStep,
   assistantStep,
+  chatUiStep,
 ];

@@ -31,6 +31,7 @@ const SECTIONS = [
   "Dataset export",
   "Record agent runs for fine-tuning",
   "Assistant as an agent",
+  "A chat UI backend (the Agent Server API)",
 ];
 
 function demoEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

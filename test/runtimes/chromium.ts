@@ -122,7 +122,7 @@ async function servePage(
   };
 }
 
-async function launch(timeoutMs: number): Promise<Browser> {
+export async function launch(timeoutMs: number): Promise<Browser> {
   return puppeteer.launch({
     executablePath: await chromium.executablePath(),
     headless: "shell",
@@ -132,7 +132,7 @@ async function launch(timeoutMs: number): Promise<Browser> {
 }
 
 /** Closes the browser, killing its process if it does not close in time. */
-async function shutDown(browser: Browser): Promise<void> {
+export async function shutDown(browser: Browser): Promise<void> {
   const closed = browser.close().then(
     () => true,
     () => false,

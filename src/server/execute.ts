@@ -1,0 +1,158 @@
+/**
+ * One run: the graph streamed with LangGraph's own modes, each chunk turned into the event the
+ * SDK reads (`metadata` first with the run id, then one event per chunk, `error` on failure).
+ * The SDK's `messages-tuple` is LangGraph's `messages`; subgraph chunks are named
+ * `<mode>|<namespace>` when `stream_subgraphs` is on.
+ */
+import { Command } from "@langchain/langgraph/web";
+import { debugEvent } from "./debug-events";
+import type { RunnableGraph } from "./graphs";
+import type { RunCreate, StreamMode } from "./requests";
+import type { RunRecord, RunStatus } from "./runs";
+import { wireJson } from "./wire";
+
+/**
+ * LangGraph's modes for the SDK's: `messages-tuple` is `messages`; `checkpoints` is read from
+ * `debug` (LangGraph's own `checkpoints` mode now sends bare envelopes, not the SDK's snapshots).
+ */
+function graphModes(modes: readonly StreamMode[]): string[] {
+  const named: Partial<Record<StreamMode, string>> = {
+    "messages-tuple": "messages",
+    checkpoints: "debug",
+  };
+  return [...new Set(modes.map((mode) => named[mode] ?? mode))];
+}
+
+/** The SDK's `checkpoints` event: the snapshot a debug `checkpoint` chunk carries. */
+function checkpointSnapshot(event: unknown): unknown {
+  const { type, payload } = event as { type?: string; payload?: Record<string, unknown> };
+  if (type !== "checkpoint" || !payload) return undefined;
+  const { values, next, config, metadata, tasks, parent_config } = payload;
+  return { values, next, config, metadata, tasks, parent_config };
+}
+
+export function requestedModes(body: RunCreate): StreamMode[] {
+  const modes = body.stream_mode;
+  if (modes == null) return ["values"];
+  const list = Array.isArray(modes) ? modes : [modes];
+  return list.length === 0 ? ["values"] : list;
+}
+
+/** The graph's input: a `Command` when the body has one (resume, update, goto). */
+function graphInput(body: RunCreate): unknown {
+  const command = body.command;
+  if (command == null) return body.input ?? null;
+  const goto =
+    command.goto == null ? undefined : Array.isArray(command.goto) ? command.goto : [command.goto];
+  return new Command({
+    ...(command.resume !== undefined ? { resume: command.resume } : {}),
+    ...(command.update !== undefined ? { update: command.update as never } : {}),
+    ...(goto !== undefined ? { goto: goto as string[] } : {}),
+  });
+}
+
+/**
+ * Configurable keys a client may not set: LangGraph's internals (`__pregel_*`...) and the
+ * caller's identity, which the server sets from `auth`.
+ */
+const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user)/;
+
+function callerConfigurable(values: Record<string, unknown> | null | undefined) {
+  return Object.fromEntries(
+    Object.entries(values ?? {}).filter(([key]) => !RESERVED_CONFIGURABLE.test(key)),
+  );
+}
+
+/**
+ * The run's config: the caller's, the checkpoint to start from (edit, regenerate), then what the
+ * server decides: the thread, the run, and the caller's user id (`langgraph_auth_user_id`, as the
+ * Agent Server names it, so a graph can keep each user's memories apart in the store).
+ */
+export function runConfig(
+  threadId: string,
+  runId: string,
+  body: RunCreate,
+  userId?: string,
+): Record<string, unknown> {
+  const configurable: Record<string, unknown> = {
+    ...callerConfigurable(body.config?.configurable),
+    ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}),
+    ...callerConfigurable(body.checkpoint),
+    thread_id: threadId,
+    run_id: runId,
+    graph_id: body.assistant_id,
+    ...(userId !== undefined ? { langgraph_auth_user_id: userId } : {}),
+  };
+  return {
+    configurable,
+    ...(body.config?.tags ? { tags: body.config.tags } : {}),
+    ...(body.config?.recursion_limit != null
+      ? { recursionLimit: body.config.recursion_limit }
+      : {}),
+    metadata: {
+      ...(body.metadata ?? {}),
+      run_id: runId,
+      thread_id: threadId,
+      graph_id: body.assistant_id,
+      run_attempt: 1,
+    },
+  };
+}
+
+function isAbort(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (error instanceof Error && error.name === "AbortError");
+}
+
+/** Streams the run into its record; resolves with how it ended. */
+export async function executeRun(
+  graph: RunnableGraph,
+  run: RunRecord,
+  body: RunCreate,
+  userId?: string,
+): Promise<RunStatus> {
+  const modes = requestedModes(body);
+  const wantsDebug = modes.includes("debug");
+  const wantsCheckpoints = modes.includes("checkpoints");
+  const subgraphs = body.stream_subgraphs === true;
+  const signal = run.controller.signal;
+  run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
+  try {
+    const stream = await graph.stream(graphInput(body), {
+      ...runConfig(run.thread_id, run.run_id, body, userId),
+      ...(body.context !== undefined ? { context: body.context } : {}),
+      ...(body.interrupt_before ? { interruptBefore: body.interrupt_before } : {}),
+      ...(body.interrupt_after ? { interruptAfter: body.interrupt_after } : {}),
+      streamMode: graphModes(modes),
+      subgraphs,
+      signal,
+    });
+    for await (const chunk of stream) {
+      const [namespace, mode, data] = (subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
+        string[],
+        string,
+        unknown,
+      ];
+      const named = (event: string) =>
+        namespace.length > 0 ? `${event}|${namespace.join("|")}` : event;
+      if (mode !== "debug") {
+        run.push(named(mode), wireJson(data));
+        continue;
+      }
+      const debug = debugEvent(data);
+      if (wantsDebug) run.push(named("debug"), wireJson(debug));
+      const snapshot = wantsCheckpoints ? checkpointSnapshot(debug) : undefined;
+      if (snapshot) run.push(named("checkpoints"), wireJson(snapshot));
+    }
+    return "success";
+  } catch (error) {
+    if (isAbort(error, signal)) return "interrupted";
+    run.push(
+      "error",
+      wireJson({
+        error: error instanceof Error ? error.name : "Error",
+        message: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    return "error";
+  }
+}

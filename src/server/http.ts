@@ -1,0 +1,66 @@
+/**
+ * Responses as the Agent Server API spells them: JSON bodies (messages serialised the way the
+ * SDK reads them), errors as `{ error, message }`, and server-sent events.
+ */
+import { toWire } from "./wire";
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(toWire(body)), {
+    status,
+    headers: { "Content-Type": "application/json", ...headers },
+  });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}
+
+/** An error as `{ error, message }`; `error` names the kind, `message` says what to do. */
+export function problem(status: number, error: string, message: string): Response {
+  return json({ error, message }, status);
+}
+
+export function notFound(what: string): Response {
+  return problem(404, "Not Found", `${what} not found`);
+}
+
+/** The API's answer to a route it does not have. */
+export function unknownRoute(method: string, path: string): Response {
+  return json({ error: `${method} ${path} not implemented` }, 404);
+}
+
+/** Thrown by route code: becomes its response at the top of the handler. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly kind: string;
+  constructor(status: number, kind: string, message: string) {
+    super(message);
+    this.name = "HttpProblem";
+    this.status = status;
+    this.kind = kind;
+  }
+  toResponse(): Response {
+    return problem(this.status, this.kind, this.message);
+  }
+}
+
+/** One server-sent event as text (`data` is already JSON). */
+export function sseFrame(event: string, data: string, id?: string): string {
+  return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
+}
+
+/** Reads a JSON body, tolerating an empty one. */
+export async function readJson(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text();
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HttpProblem(422, "Unprocessable Entity", "the request body is not JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new HttpProblem(422, "Unprocessable Entity", "the request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

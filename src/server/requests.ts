@@ -1,0 +1,91 @@
+/**
+ * Request bodies of the routes, one zod schema each (loose: fields the server does not use are
+ * accepted and ignored, as the API does). A body that fails its schema is a 422 naming the field.
+ */
+import * as z from "zod/v4/mini";
+import { useEnglishMessages } from "../zod-locale";
+import { HttpProblem } from "./http";
+
+useEnglishMessages();
+
+const record = z.record(z.string(), z.unknown());
+
+export const ThreadCreateSchema = z.looseObject({
+  thread_id: z.nullish(z.string()),
+  metadata: z.nullish(record),
+  if_exists: z.nullish(z.string()),
+  graph_id: z.nullish(z.string()),
+});
+
+export const ThreadPatchSchema = z.looseObject({
+  metadata: z.nullish(record),
+});
+
+export const ThreadSearchSchema = z.looseObject({
+  metadata: z.nullish(record),
+  status: z.nullish(z.string()),
+  limit: z.nullish(z.number().check(z.int(), z.gte(1), z.lte(1000))),
+  offset: z.nullish(z.number().check(z.int(), z.gte(0))),
+  sort_by: z.nullish(z.enum(["thread_id", "status", "created_at", "updated_at"])),
+  sort_order: z.nullish(z.enum(["asc", "desc"])),
+});
+
+export const HistorySchema = z.looseObject({
+  limit: z.nullish(z.number().check(z.int(), z.gte(1))),
+  before: z.nullish(z.union([z.string(), record])),
+  metadata: z.nullish(record),
+  checkpoint: z.nullish(record),
+});
+
+/** The SDK's stream modes the server answers (`events` and the old `messages` are not). */
+export const STREAM_MODES = [
+  "values",
+  "messages-tuple",
+  "updates",
+  "custom",
+  "debug",
+  "tasks",
+  "checkpoints",
+] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+
+export const RunCreateSchema = z.looseObject({
+  assistant_id: z.string(),
+  input: z.optional(z.unknown()),
+  command: z.nullish(
+    z.looseObject({
+      resume: z.optional(z.unknown()),
+      update: z.optional(z.unknown()),
+      goto: z.optional(z.unknown()),
+    }),
+  ),
+  config: z.nullish(
+    z.looseObject({
+      configurable: z.nullish(record),
+      tags: z.nullish(z.array(z.string())),
+      recursion_limit: z.nullish(z.number()),
+    }),
+  ),
+  context: z.optional(z.unknown()),
+  metadata: z.nullish(record),
+  checkpoint: z.nullish(record),
+  checkpoint_id: z.nullish(z.string()),
+  stream_mode: z.nullish(z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))])),
+  stream_subgraphs: z.nullish(z.boolean()),
+  stream_resumable: z.nullish(z.boolean()),
+  interrupt_before: z.nullish(z.union([z.literal("*"), z.array(z.string())])),
+  interrupt_after: z.nullish(z.union([z.literal("*"), z.array(z.string())])),
+  multitask_strategy: z.nullish(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
+  on_disconnect: z.nullish(z.enum(["cancel", "continue"])),
+  if_not_exists: z.nullish(z.string()),
+});
+export type RunCreate = z.infer<typeof RunCreateSchema>;
+
+/** The body as `schema` reads it, or a 422 naming the first field that fails. */
+export function parseBody<T>(schema: z.ZodMiniType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.join(".") || "body";
+  throw new HttpProblem(422, "Unprocessable Entity", `${field}: ${issue?.message ?? "invalid"}`);
+}

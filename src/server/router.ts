@@ -1,0 +1,44 @@
+/** The route table: `METHOD /path/:param` patterns matched against a request's path. */
+
+export type Params = Record<string, string>;
+export type Route = (
+  request: Request,
+  owner: string,
+  params: Params,
+  url: URL,
+) => Promise<Response>;
+
+export interface RouteEntry {
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  run: Route;
+}
+
+export function route(method: string, path: string, run: Route): RouteEntry {
+  const names: string[] = [];
+  const source = path.replace(/:([a-z_]+)/g, (_, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { method, pattern: new RegExp(`^${source}/?$`), names, run };
+}
+
+/** The route for `method` and `path` with its parameters, or undefined. */
+export function matchRoute(
+  routes: readonly RouteEntry[],
+  method: string,
+  path: string,
+): { entry: RouteEntry; params: Params } | undefined {
+  for (const entry of routes) {
+    if (entry.method !== method) continue;
+    const match = entry.pattern.exec(path);
+    if (!match) continue;
+    const params: Params = {};
+    entry.names.forEach((name, i) => {
+      params[name] = match[i + 1] ?? "";
+    });
+    return { entry, params };
+  }
+  return undefined;
+}

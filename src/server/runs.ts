@@ -1,0 +1,169 @@
+/**
+ * Runs in this process: the active run of each thread (for `multitask_strategy` and cancel), and
+ * each run's events, kept while it runs so a client that reconnects (`Last-Event-ID`) or joins
+ * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
+ * it was started with `stream_resumable`; the last few hundred runs are remembered for
+ * `GET .../runs/:run_id`. Nothing here crosses processes: another process sees the thread's
+ * status in the service, not these runs.
+ */
+
+export type RunStatus = "pending" | "running" | "success" | "error" | "interrupted";
+
+export interface RunEvent {
+  id: string;
+  event: string;
+  /** JSON text. */
+  data: string;
+}
+
+/** Runs remembered after they end (for `GET .../runs/:run_id` and resumable joins). */
+const FINISHED_RUNS_KEPT = 500;
+
+export class RunRecord {
+  readonly run_id: string;
+  readonly thread_id: string;
+  readonly assistant_id: string;
+  readonly created_at: string;
+  updated_at: string;
+  status: RunStatus = "running";
+  readonly metadata: Record<string, unknown>;
+  readonly multitask_strategy: string;
+  readonly resumable: boolean;
+  readonly controller = new AbortController();
+  #events: RunEvent[] = [];
+  #ended = false;
+  #wake: (() => void)[] = [];
+  readonly #done: Promise<void>;
+  #resolveDone!: () => void;
+
+  constructor(init: {
+    threadId: string;
+    assistantId: string;
+    metadata: Record<string, unknown>;
+    multitaskStrategy: string;
+    resumable: boolean;
+  }) {
+    this.run_id = crypto.randomUUID();
+    this.thread_id = init.threadId;
+    this.assistant_id = init.assistantId;
+    this.created_at = new Date().toISOString();
+    this.updated_at = this.created_at;
+    this.metadata = init.metadata;
+    this.multitask_strategy = init.multitaskStrategy;
+    this.resumable = init.resumable;
+    this.#done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Resolves when the run has ended (whatever its status). */
+  get done(): Promise<void> {
+    return this.#done;
+  }
+
+  push(event: string, data: string): void {
+    if (this.#ended) return;
+    this.#events.push({ id: String(this.#events.length), event, data });
+    this.#notify();
+  }
+
+  end(status: RunStatus): void {
+    if (this.#ended) return;
+    this.status = status;
+    this.updated_at = new Date().toISOString();
+    this.#ended = true;
+    this.#notify();
+    this.#resolveDone();
+  }
+
+  /** Drops the buffered events (a finished run that is not resumable). */
+  forget(): void {
+    this.#events = [];
+  }
+
+  /**
+   * The run's events after `lastEventId` (all of them without one), then those to come. The list
+   * is taken now, not on the first read, so `forget` never cuts short a reader already attached.
+   */
+  follow(lastEventId?: string): AsyncGenerator<RunEvent> {
+    let next = lastEventId === undefined ? 0 : Number.parseInt(lastEventId, 10) + 1;
+    if (!Number.isFinite(next) || next < 0) next = 0;
+    return this.#read(this.#events, next);
+  }
+
+  async *#read(events: RunEvent[], from: number): AsyncGenerator<RunEvent> {
+    let next = from;
+    while (true) {
+      while (next < events.length) {
+        const event = events[next];
+        next++;
+        if (event) yield event;
+      }
+      if (this.#ended) return;
+      await new Promise<void>((resolve) => this.#wake.push(resolve));
+    }
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      run_id: this.run_id,
+      thread_id: this.thread_id,
+      assistant_id: this.assistant_id,
+      created_at: this.created_at,
+      updated_at: this.updated_at,
+      status: this.status,
+      metadata: this.metadata,
+      multitask_strategy: this.multitask_strategy,
+      kwargs: {},
+    };
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = [];
+    for (const resolve of wake) resolve();
+  }
+}
+
+export class RunRegistry {
+  readonly #active = new Map<string, RunRecord>();
+  readonly #runs = new Map<string, RunRecord>();
+
+  activeOn(threadId: string): RunRecord | undefined {
+    return this.#active.get(threadId);
+  }
+
+  get(threadId: string, runId: string): RunRecord | undefined {
+    const run = this.#runs.get(runId);
+    return run?.thread_id === threadId ? run : undefined;
+  }
+
+  /** Threads with a run in this process (their status is "busy"). */
+  isBusy(threadId: string): boolean {
+    return this.#active.has(threadId);
+  }
+
+  start(run: RunRecord): void {
+    this.#active.set(run.thread_id, run);
+    this.#runs.set(run.run_id, run);
+    void run.done.then(() => {
+      if (this.#active.get(run.thread_id) === run) this.#active.delete(run.thread_id);
+      if (!run.resumable) run.forget();
+      while (this.#runs.size > FINISHED_RUNS_KEPT) {
+        const oldest = this.#runs.keys().next().value;
+        if (oldest === undefined) break;
+        this.#runs.delete(oldest);
+      }
+    });
+  }
+
+  /** Forgets a deleted thread's runs, cancelling the active one. */
+  dropThread(threadId: string): void {
+    this.#active.get(threadId)?.controller.abort();
+    for (const [id, run] of this.#runs) if (run.thread_id === threadId) this.#runs.delete(id);
+  }
+}

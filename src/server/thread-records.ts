@@ -1,0 +1,158 @@
+/**
+ * The server's thread list, kept in the service (the one I/O module of this room).
+ *
+ * A chat thread is a service thread of its own, filed under a dataset named after its owner
+ * (`lc-chat-<32 hex of SHA-256("chat" NUL owner)>`) and tagged `lc_kind: "chat-thread"`,
+ * `lc_owner: <that hash>`. Its id is the Agent Server `thread_id`. The service has no thread
+ * update, so what changes (metadata, status, title, preview, `updated_at`) is one snapshot
+ * message in that thread: a save appends the new snapshot, then deletes the older ones. Costs:
+ *   - get: two calls (the thread, its newest messages), whatever the account holds;
+ *   - save: two calls (append, delete the previous snapshot);
+ *   - list the owner's threads: one call per 100 threads of that owner (the dataset listing
+ *     returns each thread with its messages, which is the one snapshot), never the account's.
+ * Two processes saving at once leave two snapshots; the newest `updated_at` wins on read and the
+ * next save removes both.
+ */
+import type { ThreadMessage } from "../api-types";
+import type { StudioClient } from "../client";
+import { StudioAPIError, StudioValidationError } from "../errors";
+import { KIND_KEY } from "../threads/metadata";
+import { sha256Hex } from "../threads/service-identity";
+import type { ThreadView } from "./thread-view";
+
+export const CHAT_THREAD_KIND = "chat-thread";
+const SNAPSHOT_KIND = "chat-thread-view";
+export const OWNER_KEY = "lc_owner";
+const PAGE = 100;
+/** Snapshots read per get: one normally, a few after concurrent saves. */
+const SNAPSHOTS_READ = 5;
+
+export interface StoredThread {
+  view: ThreadView;
+  /** The snapshot messages read: replaced by the next save. */
+  snapshotIds: string[];
+}
+
+async function ownerHash(owner: string): Promise<string> {
+  return (await sha256Hex(`chat\u0000${owner}`)).slice(0, 32);
+}
+
+export async function ownerDataset(owner: string): Promise<string> {
+  return `lc-chat-${await ownerHash(owner)}`;
+}
+
+function snapshotMessage(view: ThreadView) {
+  return {
+    role: "assistant" as const,
+    content: JSON.stringify(view),
+    metadata: { [KIND_KEY]: SNAPSHOT_KIND },
+  };
+}
+
+function readSnapshot(message: ThreadMessage): ThreadView | undefined {
+  if (message.metadata?.[KIND_KEY] !== SNAPSHOT_KIND) return undefined;
+  const text = message.content.map((part) => part.text ?? "").join("");
+  try {
+    const view = JSON.parse(text) as ThreadView;
+    return typeof view?.thread_id === "string" ? view : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The newest of the snapshots, by `updated_at` (concurrent saves may leave several). */
+function newest(messages: readonly ThreadMessage[]): StoredThread | undefined {
+  let best: ThreadView | undefined;
+  const ids: string[] = [];
+  for (const message of messages) {
+    const view = readSnapshot(message);
+    if (!view) continue;
+    ids.push(message.id);
+    if (!best || view.updated_at > best.updated_at) best = view;
+  }
+  return best ? { view: best, snapshotIds: ids } : undefined;
+}
+
+function isMissing(error: unknown): boolean {
+  return (
+    error instanceof StudioValidationError ||
+    (error instanceof StudioAPIError && (error.status === 404 || error.status === 400))
+  );
+}
+
+export class ThreadRecords {
+  readonly #client: StudioClient;
+
+  constructor(client: StudioClient) {
+    this.#client = client;
+  }
+
+  /** Creates the owner's thread with its first snapshot (one call). */
+  async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
+    const hash = await ownerHash(owner);
+    // The id is the service's: the first snapshot is written once the id is known.
+    const thread = await this.#client.createThread({
+      datasetId: `lc-chat-${hash}`,
+      metadata: { [KIND_KEY]: CHAT_THREAD_KIND, [OWNER_KEY]: hash },
+    });
+    const full: ThreadView = { ...view, thread_id: thread.id };
+    const message = await this.#client.createMessage(thread.id, snapshotMessage(full));
+    return { view: full, snapshotIds: [message.id] };
+  }
+
+  /** The owner's thread, or undefined when it does not exist or is someone else's. */
+  async get(owner: string, threadId: string): Promise<StoredThread | undefined> {
+    let thread: Awaited<ReturnType<StudioClient["getThread"]>>;
+    try {
+      thread = await this.#client.getThread(threadId);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    const hash = await ownerHash(owner);
+    if (thread.metadata?.[KIND_KEY] !== CHAT_THREAD_KIND || thread.metadata?.[OWNER_KEY] !== hash) {
+      return undefined;
+    }
+    const page = await this.#client.listMessages(threadId, {
+      order: "desc",
+      limit: SNAPSHOTS_READ,
+    });
+    return newest(page.data);
+  }
+
+  /** Replaces the thread's snapshot: append the new one, then delete those it replaces. */
+  async save(stored: StoredThread, view: ThreadView): Promise<StoredThread> {
+    const message = await this.#client.createMessage(view.thread_id, snapshotMessage(view));
+    for (const id of stored.snapshotIds) {
+      try {
+        await this.#client.deleteMessage(view.thread_id, id);
+      } catch (error) {
+        // Already deleted by a concurrent save: the new snapshot is the newest either way.
+        if (!isMissing(error)) throw error;
+      }
+    }
+    return { view, snapshotIds: [message.id] };
+  }
+
+  async delete(threadId: string): Promise<void> {
+    try {
+      await this.#client.deleteThread(threadId);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+
+  /** Every thread of the owner, with its newest snapshot. */
+  async list(owner: string): Promise<ThreadView[]> {
+    const datasetId = await ownerDataset(owner);
+    const views: ThreadView[] = [];
+    for await (const entry of this.#client.iterateDatasetThreadsMessages({
+      datasetId,
+      pageSize: PAGE,
+    })) {
+      const found = newest(entry.messages);
+      if (found) views.push(found.view);
+    }
+    return views;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What a chat message costs in service calls, counted at the emulator: the server's own share
+ * (the thread list) is fixed per message, and neither it nor a search grows with the account.
+ * The numbers are the ones docs-drafts/chat-ui.md states.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmulator } from "../../helpers/emulator";
+import { sdkClient, studioServer } from "./harness";
+import { agentTurn, approvalResume, approvalUntilInterrupt } from "./scripts";
+
+const emulator = useEmulator({ recordRequests: 10_000 } as never);
+
+beforeEach(async () => {
+  await emulator.handle.reset();
+});
+
+/** The service calls made while `action` runs, by "METHOD path" with ids replaced. */
+async function callsDuring(action: () => Promise<unknown>, threadId?: string): Promise<string[]> {
+  const before = emulator.handle.requests.length;
+  await action();
+  return emulator.handle.requests
+    .slice(before)
+    .filter((r) => threadId === undefined || r.path.includes(`/threads/${threadId}`))
+    .map((r) => `${r.method} ${r.path.replace(/\/(thread|msg|asst)[-_][A-Za-z0-9_-]+/g, "/:id")}`);
+}
+
+function threadListCalls(calls: string[]): string[] {
+  // The checkpointer's calls and the model's are theirs; the rest is the server's thread list.
+  return calls.filter((c) => !c.includes("chat/completions"));
+}
+
+describe("service calls per message", () => {
+  it("a message costs the checkpointer's calls plus six for the thread list, at any age", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "warm up", "echo");
+    const second = await callsDuring(() => agentTurn(client, thread.thread_id, "hello", "echo"));
+    const third = await callsDuring(() => agentTurn(client, thread.thread_id, "again", "echo"));
+    // The same count on the tenth message as on the second: nothing grows with the thread's age.
+    for (let i = 0; i < 6; i++) await agentTurn(client, thread.thread_id, `turn ${i}`, "echo");
+    const tenth = await callsDuring(() => agentTurn(client, thread.thread_id, "tenth", "echo"));
+    expect(third.length).toBe(second.length);
+    expect(tenth.length).toBe(second.length);
+    // The thread list's share: read the thread before the run (2), read it again and replace its
+    // snapshot after (4). The rest is the checkpointer's (7 for this one-node graph).
+    const own = await callsDuring(
+      () => agentTurn(client, thread.thread_id, "counted", "echo"),
+      thread.thread_id,
+    );
+    expect(own).toEqual([
+      "GET /studio/v1/threads/:id",
+      "GET /studio/v1/threads/:id/messages",
+      "GET /studio/v1/threads/:id",
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
+    expect(second).toHaveLength(13);
+  });
+
+  it("a search lists the owner's threads in one call per 100, whatever else the account holds", async () => {
+    const { handler } = studioServer(emulator.handle, { auth: (r) => r.headers.get("x-user") });
+    const ada = sdkClient(handler, { "x-user": "ada" });
+    const bob = sdkClient(handler, { "x-user": "bob" });
+    for (let i = 0; i < 3; i++) await ada.threads.create();
+    const small = await callsDuring(() => ada.threads.search());
+    for (let i = 0; i < 12; i++) await bob.threads.create();
+    const large = await callsDuring(() => ada.threads.search());
+    expect(threadListCalls(large)).toEqual(threadListCalls(small));
+    expect(large).toHaveLength(1);
+  });
+
+  it("an interrupt and its resume cost the same thread-list calls as a message", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    const paused = await callsDuring(
+      () => approvalUntilInterrupt(client, thread.thread_id),
+      thread.thread_id,
+    );
+    const resumed = await callsDuring(
+      () => approvalResume(client, thread.thread_id),
+      thread.thread_id,
+    );
+    expect(paused).toHaveLength(6);
+    expect(resumed).toEqual(paused);
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { RunRecord, RunRegistry } from "../../../src/server/runs";
+
+function run(resumable = false): RunRecord {
+  return new RunRecord({
+    threadId: "t",
+    assistantId: "agent",
+    metadata: {},
+    multitaskStrategy: "reject",
+    resumable,
+  });
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe("RunRecord", () => {
+  it("replays events after Last-Event-ID, then follows until the end", async () => {
+    const record = run();
+    record.push("metadata", "{}");
+    record.push("values", "1");
+    const following = all(record.follow("0"));
+    record.push("values", "2");
+    record.end("success");
+    expect((await following).map((e) => [e.id, e.data])).toEqual([
+      ["1", "1"],
+      ["2", "2"],
+    ]);
+    expect((await all(record.follow())).map((e) => e.id)).toEqual(["0", "1", "2"]);
+    expect((await all(record.follow("nonsense"))).length).toBe(3);
+  });
+
+  it("ignores events after the end", async () => {
+    const record = run();
+    record.end("error");
+    record.push("values", "late");
+    expect(await all(record.follow())).toEqual([]);
+    expect(record.status).toBe("error");
+  });
+});
+
+describe("RunRegistry", () => {
+  it("holds one active run per thread and keeps a resumable run's events after it ends", async () => {
+    const registry = new RunRegistry();
+    const plain = run();
+    registry.start(plain);
+    expect(registry.isBusy("t")).toBe(true);
+    plain.push("values", "1");
+    const reader = plain.follow();
+    plain.end("success");
+    await plain.done;
+    await Promise.resolve();
+    expect(registry.isBusy("t")).toBe(false);
+    // A reader that started before the end still gets everything; a new join gets nothing.
+    expect((await all(reader)).length).toBe(1);
+    expect(await all(registry.get("t", plain.run_id)!.follow())).toEqual([]);
+
+    const kept = run(true);
+    registry.start(kept);
+    kept.push("values", "1");
+    kept.end("success");
+    await kept.done;
+    await Promise.resolve();
+    expect((await all(registry.get("t", kept.run_id)!.follow())).length).toBe(1);
+    expect(registry.get("other", kept.run_id)).toBeUndefined();
+  });
+});
