@@ -17,7 +17,7 @@ const USAGE = `Usage: studio-emulator [options]
   --log                 one line per request (never the key)
   --upstream <url>      forward completions to this OpenAI-compatible server
   --upstream-api-key <k> key sent to the upstream
-  --lenient-tool-messages  accept tool calls without their results (real servers answer 400)
+  --lenient-tool-messages  accept tool calls and tool results that do not pair up (real servers answer 400)
   -h, --help            show this help`;
 
 function fail(message: string, code: number): never {

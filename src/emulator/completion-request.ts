@@ -67,13 +67,14 @@ export function readSampling(body: Json, models: readonly Model[]): Sampling {
         throw invalid(`logit_bias.${token}`, `must be a number (got ${describe(bias)})`);
     }
   }
+  const stream = optionalBoolean(body, "stream") ?? false;
   return {
     model,
     n: optionalInteger(body, "n", { min: 1, max: MAX_N }) ?? 1,
     maxTokens: optionalInteger(body, "max_tokens", { min: 1 }),
     stop: readStop(body.stop),
-    stream: optionalBoolean(body, "stream") ?? false,
-    includeUsage: readIncludeUsage(body.stream_options),
+    stream,
+    includeUsage: readIncludeUsage(body.stream_options, stream),
     echo: optionalBoolean(body, "echo") ?? false,
     contextLength: contextLengthOf(entry),
   };
@@ -99,10 +100,18 @@ export function checkContextLength(
   );
 }
 
-function readIncludeUsage(value: unknown): boolean {
+function readIncludeUsage(value: unknown, stream: boolean): boolean {
   if (value === undefined || value === null) return false;
   if (!isObject(value))
     throw invalid("stream_options", `must be an object (got ${describe(value)})`);
+  if (!stream) {
+    // OpenAI's words; vLLM refuses it too ("Stream options can only be defined when stream=True").
+    throw new HttpError(
+      400,
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      { param: "stream_options", code: "invalid_value" },
+    );
+  }
   return optionalBoolean(value, "include_usage", "stream_options.include_usage") ?? false;
 }
 
@@ -139,17 +148,44 @@ export function readChatInput(
   };
 }
 
+/** The roles OpenAI's chat completions take, in the order its 400 lists them. */
+const ROLES = ["system", "assistant", "user", "function", "tool", "developer"];
+/** OpenAI's rule for function (tool) names. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]+$/;
+const TOOL_NAME_MAX = 64;
+
+const quote = (text: string) => `'${text}'`;
+
 function readChatMessage(value: unknown, path: string): ScriptMessage {
   if (!isObject(value)) throw invalid(path, `must be an object (got ${describe(value)})`);
   const role = value.role;
   if (typeof role !== "string" || role === "")
     throw invalid(`${path}.role`, "is required and must be a string");
+  if (!ROLES.includes(role)) {
+    throw new HttpError(
+      400,
+      `Invalid value: ${quote(role)}. Supported values are: ${ROLES.slice(0, -1).map(quote).join(", ")}, and ${quote(ROLES.at(-1)!)}.`,
+      { param: `${path}.role`, code: "invalid_value" },
+    );
+  }
   const toolCalls = readCalledNames(value.tool_calls, `${path}.tool_calls`);
   const content = value.content;
   if (typeof content === "string") return { role, text: content, toolCalls };
   if (content === undefined || content === null) {
-    // Assistant turns that only call tools carry no content.
-    if (role === "assistant") return { role, text: "", toolCalls };
+    // Assistant turns that only call tools (or only refuse) carry no content; any other
+    // assistant turn must, as OpenAI says in these words.
+    if (role === "assistant") {
+      if (
+        toolCalls.length > 0 ||
+        isObject(value.function_call) ||
+        typeof value.refusal === "string"
+      )
+        return { role, text: "", toolCalls };
+      throw new HttpError(400, "Invalid value for 'content': expected a string, got null.", {
+        param: `${path}.content`,
+        code: "invalid_value",
+      });
+    }
     throw invalid(`${path}.content`, "is required", "missing_field");
   }
   if (!Array.isArray(content)) {
@@ -228,6 +264,7 @@ function readCalledNames(value: unknown, path: string): string[] {
 function readTools(value: unknown): ScriptTool[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid("tools", `must be an array (got ${describe(value)})`);
+  const firstAt = new Map<string, number>();
   return value.map((tool, i) => {
     if (!isObject(tool) || !isObject(tool.function) || typeof tool.function.name !== "string") {
       throw invalid(`tools[${i}].function.name`, "is required and must be a string");
@@ -235,15 +272,55 @@ function readTools(value: unknown): ScriptTool[] {
     if (tool.type !== undefined && tool.type !== "function") {
       throw invalid(`tools[${i}].type`, `must be "function" (got ${describe(tool.type)})`);
     }
-    return { name: tool.function.name, parameters: tool.function.parameters };
+    const name = tool.function.name;
+    checkToolName(name, `tools[${i}].function.name`);
+    const earlier = firstAt.get(name);
+    if (earlier !== undefined) {
+      // Anthropic ("Tool names must be unique") and Gemini refuse this, also behind
+      // OpenAI-compatible gateways; a model could not say which of the two it called.
+      throw new HttpError(
+        400,
+        `Invalid 'tools': tool names must be unique; ${quote(name)} is declared at tools[${earlier}] and tools[${i}].`,
+        { param: `tools[${i}].function.name`, code: "invalid_value" },
+      );
+    }
+    firstAt.set(name, i);
+    return { name, parameters: tool.function.parameters };
   });
+}
+
+/** OpenAI's 400s for a function name, in its words (pattern, then length). */
+function checkToolName(name: string, param: string): void {
+  if (name.length > TOOL_NAME_MAX) {
+    throw new HttpError(
+      400,
+      `Invalid ${quote(param)}: string too long. Expected a string with maximum length ${TOOL_NAME_MAX}, but got a string with length ${name.length} instead.`,
+      { param, code: "string_above_max_length" },
+    );
+  }
+  if (!TOOL_NAME.test(name)) {
+    throw new HttpError(
+      400,
+      `Invalid ${quote(param)}: string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      { param, code: "invalid_value" },
+    );
+  }
 }
 
 function readToolChoice(value: unknown, tools: ScriptTool[]): ScriptToolChoice {
   if (value === undefined || value === null || value === "auto") return "auto";
-  if (value === "none" || value === "required") return value;
+  if (value === "none") return value;
+  const forcing = value === "required" || value === "any" || isObject(value);
+  if (forcing && tools.length === 0) {
+    // OpenAI's words; vLLM refuses it too. "auto" and "none" without tools stay accepted.
+    throw new HttpError(
+      400,
+      "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+      { param: "tool_choice", code: "invalid_value" },
+    );
+  }
   // LangChain's `responseFormat` agents send "any", the Anthropic spelling of "required".
-  if (value === "any") return "required";
+  if (value === "required" || value === "any") return "required";
   if (isObject(value) && isObject(value.function) && typeof value.function.name === "string") {
     const name = value.function.name;
     if (!tools.some((t) => t.name === name)) {

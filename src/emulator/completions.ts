@@ -145,6 +145,7 @@ function chatResult(
   const choices = Array.from({ length: sampling.n }, (_, index) => ({
     index,
     content: choice.content,
+    refusal: choice.refusal,
     toolCalls: choice.toolCalls.map((call) => ({
       id: call.id ?? ids.toolCall(),
       type: "function" as const,
@@ -154,6 +155,7 @@ function chatResult(
   }));
   const perChoiceChars =
     (choice.content?.length ?? 0) +
+    (choice.refusal?.length ?? 0) +
     choice.toolCalls.reduce((sum, c) => sum + c.name.length + c.arguments.length, 0);
   const tokens = usage(promptChars, perChoiceChars * sampling.n);
 
@@ -170,6 +172,7 @@ function chatResult(
           message: {
             role: "assistant",
             content: c.content,
+            ...(c.refusal === undefined ? {} : { refusal: c.refusal }),
             ...(c.toolCalls.length > 0 ? { tool_calls: c.toolCalls } : {}),
           },
           logprobs: null,
@@ -188,7 +191,17 @@ function chatResult(
     kind: "sse",
     produce: async (out: SseOut) => {
       for (const c of choices) {
-        await out.send(delta(c.index, '{"role":"assistant","content":""}', null));
+        if (c.refusal !== undefined) {
+          // As OpenAI streams a refusal: null content, then the text in `delta.refusal` slices.
+          await out.send(delta(c.index, '{"role":"assistant","content":null,"refusal":""}', null));
+          for (const token of tokenize(c.refusal)) {
+            const waiting = out.send(delta(c.index, `{"refusal":${JSON.stringify(token)}}`, null));
+            if (waiting) await waiting;
+            if (out.closed) return;
+          }
+        } else {
+          await out.send(delta(c.index, '{"role":"assistant","content":""}', null));
+        }
         if (c.content) {
           for (const token of tokenize(c.content)) {
             const waiting = out.send(delta(c.index, `{"content":${JSON.stringify(token)}}`, null));

@@ -1,31 +1,28 @@
 /**
  * `langchain-studio/emulator`: a real HTTP server on loopback implementing the whole service
- * interface (spec + notes), for tests, demos and offline use.
+ * interface (spec + notes), for tests, demos and offline use; or the same emulator in process,
+ * served through a `fetch` function with no port at all.
  *
  * ```ts
  * const emulator = await startEmulator({ port: 0 });
  * // emulator.baseUrl, emulator.proxyUrl, emulator.apiKey ...
  * await emulator.close();
+ *
+ * const inProcess = await createInProcessEmulator();
+ * // new StudioClient({ ...addresses, apiKey: inProcess.apiKey, fetch: inProcess.fetch })
  * ```
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Model } from "../api-types";
-import { assistantRoutes } from "./assistants";
-import { catalogRoutes } from "./catalog";
-import { completionRoutes } from "./completions";
-import { FaultInjector } from "./faults";
-import { seedModels } from "./models";
-import { openStore } from "./persistence";
-import { createRng } from "./rng";
-import { Router } from "./router";
-import { ScriptBook } from "./script";
-import { HEALTH_PATH, RequestPipeline, requestLogLimit } from "./server";
-import { Store } from "./store";
-import { threadRoutes } from "./threads";
+import { type AssembledEmulator, assembleEmulator } from "./assemble";
+import { nodeRequestHandler } from "./server";
 import type { EmulatorHandle, EmulatorOptions } from "./types";
-import { Upstream } from "./upstream";
 
+export {
+  DEFAULT_EMULATOR_API_KEY,
+  INFERENCE_PREFIX,
+  STUDIO_PREFIX,
+} from "./assemble";
 export { EmulatorDataFileError } from "./persistence";
 export type {
   ModelScript,
@@ -35,84 +32,28 @@ export type {
   ScriptedRequest,
   ScriptedToolCall,
 } from "./script";
-export type { EmulatorHandle, EmulatorOptions, FaultSpec, RecordedRequest } from "./types";
+export type {
+  EmulatorFetch,
+  EmulatorHandle,
+  EmulatorOptions,
+  FaultSpec,
+  RecordedRequest,
+} from "./types";
 
-/** The fixed development key the emulator accepts unless `apiKey` is given. */
-export const DEFAULT_EMULATOR_API_KEY = "studio-emulator-dev-key";
+/**
+ * The origin of an in-process emulator's addresses. `.invalid` never resolves (RFC 2606), so a
+ * client that was not given the emulator's `fetch` fails at once instead of reaching anything.
+ */
+export const IN_PROCESS_ORIGIN = "http://studio-emulator.invalid";
 
-const DEFAULT_SEED = 1;
-export const STUDIO_PREFIX = "/studio";
-export const INFERENCE_PREFIX = "/inference";
-
+/** The emulator as an HTTP server on `host:port` (port 0: a free one). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const host = options.host ?? "127.0.0.1";
-  const apiKey = options.apiKey ?? DEFAULT_EMULATOR_API_KEY;
-  if (apiKey === "") throw new Error("startEmulator: apiKey must not be empty.");
-  const requestsKept = requestLogLimit(options.recordRequests);
-  const seed = options.seed ?? DEFAULT_SEED;
-  const log =
-    typeof options.log === "function"
-      ? options.log
-      : options.log
-        ? (line: string) => console.log(line)
-        : undefined;
-
-  const faults = new FaultInjector(seed);
-  faults.set(options.faults);
-
-  // Ids and completion ids draw from streams of their own, so fault draws stay independent.
-  const idRng = createRng(seed ^ 0x5bd1e995);
-  const completionRng = createRng(seed ^ 0x27d4eb2f);
-  const counters = { toolCalls: 0 };
-  const scripts = new ScriptBook();
-  const { store, dataFile } = options.dataFile
-    ? await openStore(options.dataFile, idRng)
-    : { store: new Store(idRng), dataFile: undefined };
-  const upstream = options.upstream
-    ? new Upstream(options.upstream, options.upstreamApiKey)
-    : undefined;
-
-  // Models point at the proxy address, known once the port is; routes exist before the first
-  // request can arrive, so they read the models and addresses through closures.
-  let models: Model[] = [];
-  let baseUrl = "";
-  let proxyUrl = "";
-  const currentModels = () => models;
-  const router = new Router();
-  for (const route of [
-    ...catalogRoutes(store, currentModels, STUDIO_PREFIX),
-    ...threadRoutes(store, STUDIO_PREFIX),
-    ...assistantRoutes(store, currentModels, STUDIO_PREFIX),
-    ...completionRoutes(
-      {
-        models: currentModels,
-        rng: completionRng,
-        upstream,
-        counters,
-        scripts,
-        strictToolMessages: options.strictToolMessages ?? true,
-      },
-      INFERENCE_PREFIX,
-    ),
-  ]) {
-    router.add(route);
-  }
-  router.add({
-    method: "GET",
-    path: HEALTH_PATH,
-    auth: "none",
-    handler: () => ({ kind: "json", body: { status: "ok", baseUrl, proxyUrl } }),
-  });
-
-  const pipeline = new RequestPipeline({
-    router,
-    faults,
-    apiKey,
-    requestLogLimit: requestsKept,
-    chunkDelayMs: options.chunkDelayMs ?? 0,
-    log,
-  });
-  const server = createServer({ keepAliveTimeout: 5_000 }, pipeline.handle);
+  const emulator = await assembleEmulator(options);
+  const server = createServer(
+    { keepAliveTimeout: 5_000 },
+    nodeRequestHandler(emulator.pipeline, emulator.chunkDelayMs),
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -122,57 +63,63 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       });
     });
   } catch (error) {
-    await upstream?.close();
+    await emulator.dispose();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  baseUrl = `${origin}${STUDIO_PREFIX}`;
-  proxyUrl = `${origin}${INFERENCE_PREFIX}`;
-  models = seedModels(proxyUrl);
-
+  const { baseUrl, proxyUrl } = emulator.setOrigin(
+    `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+  );
   let closing: Promise<void> | undefined;
+  return handle(emulator, baseUrl, proxyUrl, port, () => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await emulator.dispose();
+    })();
+    return closing;
+  });
+}
+
+/**
+ * The emulator without a server: the same routes, state, scripts and faults, reached only through
+ * `handle.fetch`, a WHATWG fetch that needs no port or loopback. `baseUrl` and `proxyUrl` are on
+ * `IN_PROCESS_ORIGIN`; give clients both addresses and `fetch: handle.fetch`. `port` is 0.
+ */
+export async function createInProcessEmulator(
+  options: Omit<EmulatorOptions, "port" | "host"> = {},
+): Promise<EmulatorHandle> {
+  const emulator = await assembleEmulator(options);
+  const { baseUrl, proxyUrl } = emulator.setOrigin(IN_PROCESS_ORIGIN);
+  let closing: Promise<void> | undefined;
+  return handle(emulator, baseUrl, proxyUrl, 0, () => {
+    closing ??= emulator.dispose();
+    return closing;
+  });
+}
+
+function handle(
+  emulator: AssembledEmulator,
+  baseUrl: string,
+  proxyUrl: string,
+  port: number,
+  close: () => Promise<void>,
+): EmulatorHandle {
+  const { controls } = emulator;
   return {
     baseUrl,
     proxyUrl,
-    apiKey,
+    apiKey: controls.apiKey,
     port,
+    fetch: controls.fetch,
     get requests() {
-      return pipeline.requests;
+      return controls.requests;
     },
-    clearRequests() {
-      pipeline.requests.length = 0;
-    },
-    setFaults(spec) {
-      faults.set(spec);
-    },
-    script(model, replies) {
-      if (upstream) {
-        throw new Error(
-          "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in place of the scripted model only.",
-        );
-      }
-      return scripts.set(model, replies, models);
-    },
-    async reset() {
-      store.clear();
-      pipeline.requests.length = 0;
-      models = seedModels(proxyUrl);
-      // A reset emulator behaves like a fresh one (same faults), but no id repeats one from before:
-      // a client may still hold that id, and must not find another session's thread under it.
-      faults.reseed();
-      scripts.clear();
-      dataFile?.compact();
-    },
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeAllConnections();
-        await closed;
-        await upstream?.close();
-        dataFile?.close();
-      })();
-      return closing;
-    },
+    clearRequests: () => controls.clearRequests(),
+    setFaults: (faults) => controls.setFaults(faults),
+    script: (model, replies) => controls.script(model, replies),
+    reset: () => controls.reset(),
+    close,
   };
 }

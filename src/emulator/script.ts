@@ -55,6 +55,12 @@ export interface ScriptedReplyFields {
    * structured-output tool); else as JSON text.
    */
   structured?: unknown;
+  /**
+   * The model declines: answered as `message: {role: "assistant", content: null, refusal}`
+   * (streamed as `delta.refusal` chunks), finish_reason "stop", as OpenAI-compatible servers
+   * report a refusal. Stands alone; a text completion cannot carry one (a 400 `script_mismatch`).
+   */
+  refusal?: string;
   error?: ScriptedError;
   /** Default: "tool_calls" with calls, else "stop". */
   finishReason?: string;
@@ -86,7 +92,16 @@ export interface ModelScript {
   readonly remaining: number;
 }
 
-const REPLY_KEYS = new Set(["text", "toolCalls", "structured", "error", "finishReason", "delayMs"]);
+const REPLY_KEYS = new Set([
+  "text",
+  "toolCalls",
+  "structured",
+  "refusal",
+  "error",
+  "finishReason",
+  "delayMs",
+]);
+const ANSWER_KEYS = ["text", "toolCalls", "structured", "refusal", "error"];
 const CALL_KEYS = new Set(["name", "args", "id"]);
 const ERROR_KEYS = new Set(["status", "message", "type", "code", "param", "headers", "inStream"]);
 
@@ -103,9 +118,11 @@ export function checkReplies(model: string, replies: unknown): ScriptedReplyFiel
     if (!isObject(reply))
       throw fail(path, `must be a string or an object (got ${describe(reply)})`);
     unknownKey(reply, REPLY_KEYS, path, fail);
-    const { text, toolCalls, error, finishReason, delayMs } = reply;
+    const { text, toolCalls, refusal, error, finishReason, delayMs } = reply;
     if (text !== undefined && typeof text !== "string")
       throw fail(`${path}.text`, `must be a string (got ${describe(text)})`);
+    if (refusal !== undefined && (typeof refusal !== "string" || refusal === ""))
+      throw fail(`${path}.refusal`, `must be a non-empty string (got ${describe(refusal)})`);
     if (toolCalls !== undefined) checkToolCalls(toolCalls, `${path}.toolCalls`, fail);
     if (error !== undefined) checkError(error, `${path}.error`, fail);
     if (finishReason !== undefined && (typeof finishReason !== "string" || finishReason === ""))
@@ -117,10 +134,16 @@ export function checkReplies(model: string, replies: unknown): ScriptedReplyFiel
       );
     if (reply.structured !== undefined) checkJson(reply.structured, `${path}.structured`, fail);
     const has = (key: string) => reply[key] !== undefined;
-    if (!["text", "toolCalls", "structured", "error"].some(has))
-      throw fail(path, "needs one of text, toolCalls, structured or error");
-    if (has("structured") && ["text", "toolCalls", "error"].some(has))
-      throw fail(`${path}.structured`, "stands alone: drop text, toolCalls and error beside it");
+    if (!ANSWER_KEYS.some(has))
+      throw fail(path, "needs one of text, toolCalls, structured, refusal or error");
+    for (const alone of ["structured", "refusal"]) {
+      const others = ANSWER_KEYS.filter((key) => key !== alone);
+      if (has(alone) && others.some(has))
+        throw fail(
+          `${path}.${alone}`,
+          `stands alone: drop ${others.slice(0, -1).join(", ")} and ${others.at(-1)} beside it`,
+        );
+    }
     if (has("error") && has("toolCalls")) throw fail(`${path}.error`, "cannot come with toolCalls");
     if (has("error") && has("text") && !(error as ScriptedError).inStream)
       throw fail(
@@ -262,6 +285,14 @@ export function replyStreamError(error: ScriptedError): { error: Record<string, 
 
 /** The chat choice a (non-error) reply stands for, given the request it answers. */
 export function replyChoice(reply: ScriptedReplyFields, input: ChatScriptInput): ScriptChoice {
+  if (reply.refusal !== undefined) {
+    return {
+      content: null,
+      refusal: reply.refusal,
+      toolCalls: [],
+      finishReason: finish(reply, "stop"),
+    };
+  }
   if (reply.structured !== undefined) {
     const json = JSON.stringify(reply.structured);
     const forced = input.responseFormat.type === "text" ? forcedTool(input) : undefined;
@@ -288,10 +319,16 @@ export function replyChoice(reply: ScriptedReplyFields, input: ChatScriptInput):
 
 /** A reply to a text completion: its text, or its structured value as JSON text. */
 export function replyText(reply: ScriptedReplyFields): { text: string; finishReason: string } {
-  if (reply.toolCalls !== undefined) {
+  const unfit =
+    reply.toolCalls !== undefined
+      ? "toolCalls"
+      : reply.refusal !== undefined
+        ? "a refusal"
+        : undefined;
+  if (unfit !== undefined) {
     throw new HttpError(
       400,
-      "The scripted reply has toolCalls, which a text completion cannot answer; script a text reply for it.",
+      `The scripted reply has ${unfit}, which a text completion cannot answer; script a text reply for it.`,
       { code: "script_mismatch" },
     );
   }

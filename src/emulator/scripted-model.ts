@@ -26,8 +26,10 @@ export interface ScriptToolCall {
 }
 
 export interface ScriptChoice {
-  /** null when the choice is a tool call. */
+  /** null when the choice is a tool call or a refusal. */
   content: string | null;
+  /** A scripted refusal: sent as `message.refusal` / `delta.refusal`, beside null content. */
+  refusal?: string;
   toolCalls: ScriptToolCall[];
   /** "stop", "length" or "tool_calls"; a scripted reply may name any other. */
   finishReason: string;

@@ -5,6 +5,12 @@ import type { ModelScript, ScriptedReply } from "./script";
  * these shapes, so fields are only ever added, never changed.
  */
 
+/** A WHATWG fetch: `handle.fetch`, served in process by the emulator. */
+export type EmulatorFetch = (
+  input: string | URL | Request,
+  init?: RequestInit,
+) => Promise<Response>;
+
 export interface FaultSpec {
   /** 0..1 probability per request: 429 with Retry-After. */
   rate429?: number;
@@ -81,7 +87,15 @@ export interface EmulatorHandle {
   /** `http://<host>:<port>/inference`: `{proxyUrl}/chat/completions` */
   proxyUrl: string;
   apiKey: string;
+  /** The port listened on; 0 for an in-process emulator (`createInProcessEmulator`). */
   port: number;
+  /**
+   * A WHATWG fetch served in process by this emulator's routes, with no socket: pass it as a
+   * client's `fetch` option (with `baseUrl` / `proxyUrl`) to skip loopback HTTP. Faults, scripts,
+   * the request log and the data file behave as over HTTP. Refuses like a closed port after
+   * `close()`.
+   */
+  fetch: EmulatorFetch;
   /** Flushes the data file and closes all sockets (keep-alive ones too). */
   close(): Promise<void>;
   /**

@@ -180,6 +180,44 @@ describe("structured replies", () => {
   });
 });
 
+describe("refusal replies", () => {
+  const refusal = "I can't help with that request.";
+
+  it("answer null content and message.refusal, finish_reason stop", async () => {
+    emulator.handle.script(MODEL, [{ refusal }]);
+    const r = await chat({});
+    expect(r.status).toBe(200);
+    expect(r.body.choices[0]).toEqual({
+      index: 0,
+      message: { role: "assistant", content: null, refusal },
+      logprobs: null,
+      finish_reason: "stop",
+    });
+  });
+
+  it("stream as delta.refusal slices after a null-content role chunk, no content", async () => {
+    emulator.handle.script(MODEL, [{ refusal }]);
+    const { events, done } = await chatStream({});
+    expect(done).toBe(true);
+    const deltas = events.map((e) => e.choices[0]?.delta as Record<string, unknown> | undefined);
+    expect(deltas[0]).toEqual({ role: "assistant", content: null, refusal: "" });
+    const slices = deltas.map((d) => d?.refusal).filter((x) => typeof x === "string");
+    expect(slices.length).toBeGreaterThan(2);
+    expect(slices.join("")).toBe(refusal);
+    expect(streamedText(events)).toBe("");
+    expect(events.at(-1)?.choices[0]?.finish_reason).toBe("stop");
+  });
+
+  it("answer a forced structured-output call too, and text completions get a 400", async () => {
+    emulator.handle.script(MODEL, [{ refusal }, { refusal }]);
+    const forced = await chat({ tools: [answer], tool_choice: "required" });
+    expect(forced.body.choices[0]?.message).toEqual({ role: "assistant", content: null, refusal });
+    const t = await text({});
+    expect(t.status).toBe(400);
+    expect(t.body.error.code).toBe("script_mismatch");
+  });
+});
+
 describe("error replies", () => {
   it("answer the status with an OpenAI-style body and the scripted headers", async () => {
     emulator.handle.script(MODEL, [

@@ -48,11 +48,11 @@ describe("checkReplies", () => {
     [[], "replies must be a non-empty array (one reply per request)"],
     ["hi", "replies must be a non-empty array (one reply per request)"],
     [[3], "replies[0] must be a string or an object (got 3)"],
-    [[{}], "replies[0] needs one of text, toolCalls, structured or error"],
-    [[{ delayMs: 10 }], "replies[0] needs one of text, toolCalls, structured or error"],
+    [[{}], "replies[0] needs one of text, toolCalls, structured, refusal or error"],
+    [[{ delayMs: 10 }], "replies[0] needs one of text, toolCalls, structured, refusal or error"],
     [
       ["ok", { toolcalls: [] }],
-      "replies[1].toolcalls is not a known field (known: text, toolCalls, structured, error, finishReason, delayMs)",
+      "replies[1].toolcalls is not a known field (known: text, toolCalls, structured, refusal, error, finishReason, delayMs)",
     ],
     [[{ text: 1 }], "replies[0].text must be a string (got 1)"],
     [[{ toolCalls: [] }], "replies[0].toolCalls must be a non-empty array"],
@@ -79,7 +79,17 @@ describe("checkReplies", () => {
     [[{ structured: () => 1 }], "replies[0].structured must be a JSON value (got function)"],
     [
       [{ structured: {}, text: "x" }],
-      "replies[0].structured stands alone: drop text, toolCalls and error beside it",
+      "replies[0].structured stands alone: drop text, toolCalls, refusal and error beside it",
+    ],
+    [[{ refusal: "" }], 'replies[0].refusal must be a non-empty string (got "")'],
+    [[{ refusal: 1 }], "replies[0].refusal must be a non-empty string (got 1)"],
+    [
+      [{ refusal: "No.", text: "x" }],
+      "replies[0].refusal stands alone: drop text, toolCalls, structured and error beside it",
+    ],
+    [
+      [{ refusal: "No.", error: { status: 500 } }],
+      "replies[0].refusal stands alone: drop text, toolCalls, structured and error beside it",
     ],
     [
       [{ error: { status: 200 } }],
@@ -176,6 +186,20 @@ describe("replyChoice", () => {
     expect(any.toolCalls).toEqual([{ name: "extract", arguments: '{"a":1}' }]);
   });
 
+  it("refusal: null content, the refusal, finish_reason stop, even where a call is forced", () => {
+    expect(
+      replyChoice(
+        { refusal: "I can't help with that." },
+        { ...base, tools, toolChoice: "required" },
+      ),
+    ).toEqual({
+      content: null,
+      refusal: "I can't help with that.",
+      toolCalls: [],
+      finishReason: "stop",
+    });
+  });
+
   it("structured: JSON text when nothing forces a call", () => {
     expect(replyChoice({ structured: [1, "x"] }, { ...base, tools }).content).toBe('[1,"x"]');
     expect(replyChoice({ structured: "plain" }, base).content).toBe('"plain"');
@@ -199,6 +223,12 @@ describe("replyText", () => {
     expect(error).toBeInstanceOf(HttpError);
     expect(error.status).toBe(400);
     expect(error.code).toBe("script_mismatch");
+  });
+
+  it("a refusal cannot answer a text completion (it has no refusal field)", () => {
+    expect(() => replyText({ refusal: "No." })).toThrow(
+      "The scripted reply has a refusal, which a text completion cannot answer",
+    );
   });
 });
 
