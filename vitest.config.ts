@@ -96,6 +96,9 @@ if (withLowest && !existsSync(path.join(LOWEST_DIR, "node_modules"))) {
 
 export default defineConfig({
   test: {
+    // vitest's default on 2 cores is one worker (cores - 1), which leaves a core idle whenever a
+    // test waits on a child process, a socket or a timer. Two workers keep both busy.
+    maxWorkers: 2,
     projects: [
       {
         test: {
