@@ -25,10 +25,34 @@ const PACKAGING = [
   "test/integration/reliability/error-names.test.ts",
   "test/integration/reliability/timeouts.test.ts",
   "test/integration/store/memory.test.ts",
+  "test/integration/server/docs.test.ts",
   // The compiler inside the test: an option or setting added to the schema must not compile
   // until it is handled.
   "test/unit/client/options.test.ts",
   "test/unit/models/settings.test.ts",
+];
+
+/**
+ * Unit files of pure functions over values (converters, planners, records, the emulator's parts):
+ * no client, no session cache, no warn-once flag, no mock, nothing kept per process. They share
+ * one module graph per worker (`isolate: false`), which saves loading LangChain again for each
+ * file: under half the time of the same files isolated. A file that keeps state per process
+ * (a cache, a "warned once" flag, nock, vi.mock, process.env) belongs in `unit` instead.
+ */
+const PURE_UNIT = [
+  "test/unit/converters/**/*.test.ts",
+  "test/unit/emulator/**/*.test.ts",
+  "test/unit/langgraph/channel-values.test.ts",
+  "test/unit/langgraph/checkpoint-log.test.ts",
+  "test/unit/langgraph/plans.test.ts",
+  "test/unit/langgraph/records.test.ts",
+  "test/unit/store/plans.test.ts",
+  "test/unit/store/queries.test.ts",
+  "test/unit/store/records.test.ts",
+  "test/unit/datasets/export.test.ts",
+  "test/unit/datasets/validate-record.test.ts",
+  "test/unit/llms/converters.test.ts",
+  "test/unit/models/context-overflow.test.ts",
 ];
 
 /** "Unit" files that start the emulator on loopback: they run with the integration tests. */
@@ -62,6 +86,10 @@ const LOWEST_EXCLUDE = [
   // @langchain/langgraph-checkpoint-validation is not in the lowest install; it would load the
   // repository's @langchain/core beside the lowest one.
   "test/integration/langgraph/validation.test.ts",
+  // Fault and property tests of this package's own write paths: 30 to 70 s each, and what they
+  // prove does not depend on the LangChain version (the newest leg runs them).
+  "test/integration/langgraph/bounded-reads.test.ts",
+  "test/integration/chat_history/ledger.test.ts",
   ...PACKAGING,
 ];
 
@@ -104,9 +132,17 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts", "test/matrix/**/*.test.ts"],
-          exclude: [...UNIT_WITH_EMULATOR, ...PACKAGING],
+          exclude: [...UNIT_WITH_EMULATOR, ...PACKAGING, ...PURE_UNIT],
           environment: "node",
           globalSetup: ["test/matrix/print-versions.ts"],
+        },
+      },
+      {
+        test: {
+          name: "pure",
+          include: PURE_UNIT,
+          environment: "node",
+          isolate: false,
         },
       },
       {
