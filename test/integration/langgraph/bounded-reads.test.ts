@@ -18,9 +18,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { toBase64 } from "../../../src/converters/base64";
 import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { useInProcessEmulator } from "../../helpers/emulator";
 
-const emulator = useEmulator({ recordRequests: false });
+const emulator = useInProcessEmulator({ recordRequests: false });
 
 beforeEach(async () => {
   await emulator.handle.reset();
@@ -40,7 +40,7 @@ function countingSaver(serde?: SerializerProtocol) {
     apiKey,
     fetch: (input, init) => {
       counted.calls += 1;
-      return fetch(input, init);
+      return emulator.handle.fetch(input, init);
     },
   });
   return { saver: new StudioCheckpointSaver({ client, serde }), counted };

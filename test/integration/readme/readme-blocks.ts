@@ -1,11 +1,35 @@
 /**
- * README's fenced code blocks, each with the `<!-- readme-test: ... -->` marker written just before
+ * The fenced code blocks of README.md and of every docs/*.md page, each with the `<!-- readme-test: ... -->` marker written just before
  * it, sorted into what the README test does with them: run a snippet, follow the install steps, or
- * leave a block alone for the reason its marker gives. A block that is none of these is a README
- * mistake the test reports, so no block is ever skipped without a word.
+ * leave a block alone for the reason its marker gives. A block that is none of these is a
+ * documentation mistake the test reports, so no block is ever skipped without a word.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+/** A page the test reads: README.md, or docs/<name>.md. */
+export interface DocPage {
+  /** The path from the repository root: `README.md`, `docs/store.md`. */
+  file: string;
+  markdown: string;
+}
+
+/** README.md, then every docs/*.md page in name order. */
+export function docPages(repoRoot: string): DocPage[] {
+  const docsDir = path.join(repoRoot, "docs");
+  const docs = readdirSync(docsDir)
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ["README.md", ...docs].map((file) => ({
+    file,
+    markdown: readFileSync(path.join(repoRoot, file), "utf8"),
+  }));
+}
 
 export interface ReadmeBlock {
+  /** The page the block is on: `README.md`, `docs/store.md`. */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   /** The fence's info string: `ts`, `sh`... */
@@ -38,7 +62,7 @@ function markerBefore(lines: string[], fenceIndex: number): string | undefined {
   return i >= 0 ? MARKER.exec(lines[i]!)?.[1] : undefined;
 }
 
-export function readmeBlocks(markdown: string): ReadmeBlock[] {
+export function readmeBlocks(markdown: string, file = "README.md"): ReadmeBlock[] {
   const lines = markdown.split("\n");
   const blocks: ReadmeBlock[] = [];
   let heading = "top";
@@ -55,6 +79,7 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
       body.push(lines[i]!.startsWith(indent) ? lines[i]!.slice(indent.length) : lines[i]!);
     }
     blocks.push({
+      file,
       line: start + 1,
       lang,
       heading,
@@ -77,9 +102,15 @@ export function sortBlocks(blocks: ReadmeBlock[]): SortedBlocks {
   return sorted;
 }
 
-/** "line 26 (```sh, Install)": where a block is, for test names and messages. */
+/** "docs/store.md line 26 (```ts, StudioStore...)": where a block is, for test names and messages. */
 export function whereIs(block: ReadmeBlock): string {
-  return `line ${block.line} (\`\`\`${block.lang}, ${block.heading})`;
+  return `${block.file} line ${block.line} (\`\`\`${block.lang}, ${block.heading})`;
+}
+
+/** `readme-line-26` or `store-line-26`: the name of a block's file in the app, page and line. */
+export function snippetName(block: ReadmeBlock): string {
+  const page = path.basename(block.file, ".md").toLowerCase();
+  return `${page}-line-${block.line}`;
 }
 
 /** The packages a snippet imports by name (`zod`, `@langchain/core`), Node built-ins left out. */

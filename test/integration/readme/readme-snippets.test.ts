@@ -1,10 +1,11 @@
 /**
- * README's promise, checked the way a newcomer meets it: the "Install" steps, followed in a fresh
- * directory outside the repository with the packed package, make an app; every TypeScript or
- * JavaScript snippet of README then runs in that app, as written, against the emulator (the
- * STUDIO_* variables point at it), and the TypeScript ones type-check there with `strict`. A block
- * that is not run is marked in README with `<!-- readme-test: not run (reason) -->` and counted
- * here. Needs `npm run build` first (npm test builds before vitest runs).
+ * The documentation's promise, checked the way a newcomer meets it: README's "Install" steps,
+ * followed in a fresh directory outside the repository with the packed package, make an app; every
+ * TypeScript or JavaScript snippet of README.md and of every docs/*.md page then runs in that app,
+ * as written, against the emulator (the STUDIO_* variables point at it), and the TypeScript ones
+ * type-check there with `strict`. A block that is not run is marked on its page with
+ * `<!-- readme-test: not run (reason) -->` and counted here. Only README holds install steps.
+ * Needs `npm run build` first (npm test builds before vitest runs).
  */
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,9 +16,11 @@ import { describeRun, envWithoutService, REPO_ROOT, runCommand } from "../../hel
 import { pack } from "../packaging/pack";
 import { followInstallSteps } from "./install-steps";
 import {
+  docPages,
   importedPackages,
   type ReadmeBlock,
   readmeBlocks,
+  snippetName,
   sortBlocks,
   whereIs,
 } from "./readme-blocks";
@@ -25,17 +28,22 @@ import {
 const SNIPPET_TIMEOUT_MS = 60_000;
 const TYPECHECK_TIMEOUT_MS = 120_000;
 
-const readme = await readFile(path.join(REPO_ROOT, "README.md"), "utf8");
-const { snippets, install, notRun, unmarked } = sortBlocks(readmeBlocks(readme));
+const pages = docPages(REPO_ROOT);
+const { snippets, install, notRun, unmarked } = sortBlocks(
+  pages.flatMap((page) => readmeBlocks(page.markdown, page.file)),
+);
 const emulator = useEmulator();
 
 let sandbox = "";
 let app = "";
 
-/** Where a snippet is written in the app: `.ts` for a TypeScript block, `.js` for JavaScript. */
+/**
+ * Where a snippet is written in the app, named by page and line (`store-line-42.ts`): `.ts` for a
+ * TypeScript block, `.js` for JavaScript.
+ */
 function fileOf(snippet: ReadmeBlock): string {
   const extension = ["ts", "typescript"].includes(snippet.lang) ? "ts" : "js";
-  return path.join(app, `readme-line-${snippet.line}.${extension}`);
+  return path.join(app, `${snippetName(snippet)}.${extension}`);
 }
 
 beforeAll(async () => {
@@ -45,7 +53,11 @@ beforeAll(async () => {
   const checkout = path.join(sandbox, "langchain-studio");
   await mkdir(checkout);
   await pack(checkout);
-  if (install.length !== 1) throw new Error(`README has ${install.length} install blocks, not 1`);
+  if (install.length !== 1 || install[0]!.file !== "README.md") {
+    throw new Error(
+      `README.md must hold the one install block; found ${install.length}: ${install.map(whereIs).join(", ")}`,
+    );
+  }
   app = await followInstallSteps(install[0]!.code, checkout, process.env);
   for (const snippet of snippets) await writeFile(fileOf(snippet), `${snippet.code}\n`);
 }, 240_000);
@@ -54,14 +66,19 @@ afterAll(async () => {
   if (sandbox) await rm(sandbox, { recursive: true, force: true });
 });
 
-describe("README", () => {
-  it("has snippets to run and one block of install steps", () => {
+describe("README and docs/", () => {
+  it("has snippets to run and one block of install steps, in README", () => {
     expect(snippets.length).toBeGreaterThanOrEqual(8);
-    expect(install.map(whereIs)).toHaveLength(1);
+    expect(install.map((block) => block.file)).toEqual(["README.md"]);
+  });
+
+  it("reads README.md and every docs/ page", () => {
+    expect(pages.map((page) => page.file)).toContain("README.md");
+    expect(pages.filter((page) => page.file.startsWith("docs/")).length).toBeGreaterThanOrEqual(14);
   });
 
   it(`marks each block it does not run, with the reason (${notRun.length} marked: ${notRun
-    .map((b) => `line ${b.line}`)
+    .map((b) => `${b.file} line ${b.line}`)
     .join(", ")})`, () => {
     expect(
       unmarked.map(whereIs),
@@ -85,7 +102,7 @@ describe("README", () => {
   });
 });
 
-describe("README snippets, run in the installed app", () => {
+describe("README and docs/ snippets, run in the installed app", () => {
   it.each(snippets.map((s) => [whereIs(s), s] as const))(
     "%s runs against the emulator",
     async (_where, snippet) => {
@@ -110,7 +127,7 @@ describe("README snippets, run in the installed app", () => {
   );
 });
 
-describe("README's TypeScript snippets, type-checked in the installed app", () => {
+describe("README's and docs/' TypeScript snippets, type-checked in the installed app", () => {
   it(
     "pass `tsc --strict` (NodeNext) against the packed declarations",
     async () => {

@@ -6,7 +6,7 @@
  */
 import * as vitest from "vitest";
 import { toBase64 } from "../../../src/converters/base64";
-import { type EmulatorHandle, startEmulator } from "../../../src/emulator";
+import { createInProcessEmulator, type EmulatorHandle } from "../../../src/emulator";
 import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
 
 const { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } = vitest;
@@ -19,16 +19,17 @@ let emulator: EmulatorHandle | undefined;
 validate<StudioCheckpointSaver>({
   checkpointerName: "StudioCheckpointSaver (encrypted)",
   async beforeAll() {
-    emulator = await startEmulator({ port: 0, recordRequests: false });
+    emulator = await createInProcessEmulator({ recordRequests: false });
   },
   async afterAll() {
     await emulator?.close();
   },
   createCheckpointer() {
-    const { baseUrl, apiKey } = emulator!;
+    const { baseUrl, apiKey, fetch } = emulator!;
     return new StudioCheckpointSaver({
       baseUrl,
       apiKey,
+      fetch,
       serde: createEncryptedSerde({ keys: { k1: key } }),
     });
   },

@@ -21,11 +21,11 @@ import {
   StudioStore,
 } from "../../../src/langgraph";
 import { readRecord, STORE_RECORD_KEY } from "../../../src/store/records";
-import { useEmulator } from "../../helpers/emulator";
+import { useInProcessEmulator } from "../../helpers/emulator";
 
 const dir = mkdtempSync(join(tmpdir(), "studio-encrypted-"));
 const dataFile = join(dir, "emulator.jsonl");
-const emulator = useEmulator({ dataFile });
+const emulator = useInProcessEmulator({ dataFile });
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -39,8 +39,8 @@ const keys = { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) };
 const SECRET = "the vault code is 0451-7789";
 
 function client(): StudioClient {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioClient({ baseUrl, proxyUrl, apiKey });
+  const { baseUrl, proxyUrl, apiKey, fetch } = emulator.handle;
+  return new StudioClient({ baseUrl, proxyUrl, apiKey, fetch });
 }
 
 function store(serde?: SerializerProtocol): StudioStore {
