@@ -128,6 +128,25 @@ const storeFieldsSchema = z.object({
 
 type CheckedFields = z.output<typeof storeFieldsSchema>;
 
+/**
+ * The store's own field names, read from the schema: a field added there is checked and kept
+ * out of the client's options without a second list to forget.
+ */
+const STORE_KEYS: ReadonlySet<string> = new Set(Object.keys(storeFieldsSchema.shape));
+
+/** The store's own fields (for the schema) and the rest, which are the client's options. */
+function splitFields(fields: StudioStoreFields): {
+  own: Record<string, unknown>;
+  clientFields: StudioClientFields;
+} {
+  const own: Record<string, unknown> = {};
+  const clientFields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    (STORE_KEYS.has(key) ? own : clientFields)[key] = value;
+  }
+  return { own, clientFields: clientFields as StudioClientFields };
+}
+
 /** What the store runs with: its fields checked, with their defaults. */
 export interface StoreSettings {
   clientFields: StudioClientFields;
@@ -145,25 +164,8 @@ export interface StoreSettings {
  * @throws StudioValidationError naming the field (e.g. "ttl.defaultTtl") and what it must be.
  */
 export function storeSettings(fields: StudioStoreFields): StoreSettings {
-  const {
-    datasetId,
-    index,
-    ttl,
-    serde,
-    maxMessageChars,
-    maxCachedNamespaces,
-    maxConcurrentReads,
-    ...clientFields
-  } = fields;
-  const result = storeFieldsSchema.safeParse({
-    datasetId,
-    index,
-    ttl,
-    serde,
-    maxMessageChars,
-    maxCachedNamespaces,
-    maxConcurrentReads,
-  });
+  const { own, clientFields } = splitFields(fields);
+  const result = storeFieldsSchema.safeParse(own);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new StudioValidationError(issue?.path.join(".") ?? "fields", issue?.message ?? "");

@@ -21,9 +21,12 @@ import { z } from "zod/v4";
 import { ChatStudio, type ChatStudioInput } from "../../../src/chat_models";
 import { StudioServerError, StudioStreamError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 
 const MODEL = "studio/echo-small";
 const emulator = useEmulator();
+// The pauses between retries pass on the retry clock, at once, and are recorded.
+const clock = useInstantRetries();
 const models: ChatStudio[] = [];
 
 function newModel(fields: Partial<ChatStudioInput> = {}): ChatStudio {
@@ -370,6 +373,13 @@ describe("failures", () => {
       StudioServerError,
     );
     expect(chatRequests() - before).toBe(3);
+    // The retries waited on the client's backoff (the emulator's 503 has no Retry-After):
+    // 0.5 s, then 1 s, each less up to 25% jitter, passed at once on the retry clock.
+    expect(clock.sleeps).toHaveLength(2);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(750);
+    expect(clock.sleeps[1]).toBeLessThanOrEqual(1000);
   });
 
   it("a bad model uri is the server's 404, with a clear message", async () => {

@@ -12,9 +12,12 @@ import type { StudioClientOptions } from "../../../src/client/options";
 import { StudioError } from "../../../src/errors";
 import { StudioLLM } from "../../../src/llms";
 import { useEmulator } from "../../helpers/emulator";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 
 const emulator = useEmulator();
 const slowEmulator = useEmulator({ chunkDelayMs: 200 });
+// The pauses between retries pass on the retry clock, at once, and are recorded.
+const clock = useInstantRetries();
 
 type AnyModel = ChatStudio | StudioLLM;
 const built: AnyModel[] = [];
@@ -100,6 +103,13 @@ describe.each(classes)("$name: client options reach the wire", (kind) => {
     emulator.handle.setFaults({ rate503Before: 1 });
     await expect(make(kind, { maxRetries: 2 }).invoke("hi")).rejects.toBeInstanceOf(StudioError);
     expect(completions()).toHaveLength(3);
+    // The retries waited on the client's backoff (the emulator's 503 has no Retry-After):
+    // 0.5 s, then 1 s, each less up to 25% jitter, passed at once on the retry clock.
+    expect(clock.sleeps).toHaveLength(2);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(750);
+    expect(clock.sleeps[1]).toBeLessThanOrEqual(1000);
   });
 
   it("timeout ends a call the server does not answer in time", async () => {

@@ -9,9 +9,12 @@ import type { RecordedRequest } from "../../../src/emulator";
 import { StudioServerError, StudioStreamError, StudioValidationError } from "../../../src/errors";
 import { StudioLLM, type StudioLLMFields } from "../../../src/llms";
 import { useEmulator } from "../../helpers/emulator";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 
 const MODEL = "studio/echo-text";
 const emulator = useEmulator();
+// The pauses between retries pass on the retry clock, at once, and are recorded.
+const clock = useInstantRetries();
 
 function makeLLM(fields: Partial<StudioLLMFields> = {}): StudioLLM {
   const { apiKey, proxyUrl } = emulator.handle;
@@ -193,6 +196,13 @@ describe("StudioLLM on the emulator", () => {
     emulator.handle.setFaults({ rate503Before: 1, match: "/text/completions" });
     await expect(makeLLM({ maxRetries: 2 }).invoke("x")).rejects.toBeInstanceOf(StudioServerError);
     expect(completionRequests()).toHaveLength(3);
+    // The retries waited on the client's backoff (the emulator's 503 has no Retry-After):
+    // 0.5 s, then 1 s, each less up to 25% jitter, passed at once on the retry clock.
+    expect(clock.sleeps).toHaveLength(2);
+    expect(clock.sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(clock.sleeps[0]).toBeLessThanOrEqual(500);
+    expect(clock.sleeps[1]).toBeGreaterThanOrEqual(750);
+    expect(clock.sleeps[1]).toBeLessThanOrEqual(1000);
   });
 
   it("a stream the server cuts raises StudioStreamError", async () => {
