@@ -21,6 +21,7 @@ import type { WritePolicy } from "../threads/backoff";
 import { callClientIds, keepCallsTogether } from "../threads/calls";
 import { clearThread } from "../threads/clear-thread";
 import {
+  appendConfirmed,
   findThreadsByKey,
   notConfirmedError,
   PartialWrite,
@@ -39,13 +40,7 @@ import {
   type StudioChatMessageHistoryInput,
   type StudioChatMessageHistoryOptions,
 } from "./fields";
-import {
-  appendToThread,
-  createHistoryThread,
-  creationUnknown,
-  readAll,
-  readNewest,
-} from "./thread-io";
+import { createHistoryThread, creationUnknown, readAll, readNewest } from "./thread-io";
 import { toolSafeWindow } from "./window";
 
 export { StudioWriteNotConfirmedError, type WriteOutcome } from "../threads/errors";
@@ -364,7 +359,7 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     }
     if (threadId === undefined) return this.#writeNew(batch);
     const anchor = this.#anchor?.threadId === threadId ? this.#anchor.clientId : undefined;
-    await appendToThread(this.#client, this.#policy, threadId, batch, anchor);
+    await appendConfirmed(this.#client, this.#policy, threadId, batch, anchor);
     return threadId;
   }
 

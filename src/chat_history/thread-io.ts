@@ -7,12 +7,7 @@ import type { Metadata, ThreadMessage } from "../api-types";
 import type { StudioClient } from "../client";
 import type { EncodedMessage } from "../converters/thread-messages";
 import type { WritePolicy } from "../threads/backoff";
-import {
-  appendConfirmed,
-  completeBatch,
-  createThreadConfirmed,
-  PartialWrite,
-} from "../threads/confirmed-writes";
+import { completeBatch, createThreadConfirmed, PartialWrite } from "../threads/confirmed-writes";
 import { THREAD_KEY } from "../threads/metadata";
 import { firstOfEachClientId, NewestMessages } from "./window";
 
@@ -39,17 +34,6 @@ export async function readNewest(
     if (!newest.add(message)) break;
   }
   return newest.oldestFirst();
-}
-
-/** Appends `batch` to a known thread, each message confirmed before the next is sent. */
-export function appendToThread(
-  client: StudioClient,
-  policy: WritePolicy,
-  threadId: string,
-  batch: readonly EncodedMessage[],
-  anchor: string | undefined,
-): Promise<void> {
-  return appendConfirmed(client, policy, threadId, batch, anchor);
 }
 
 export interface NewThreadInit {
