@@ -29,4 +29,10 @@ export {
   type StudioStoreIndex,
   type StudioStoreTtl,
 } from "../store/store";
-export { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "./saver";
+export {
+  type PrunedThread,
+  type PruneOptions,
+  type PruneReport,
+  StudioCheckpointSaver,
+  type StudioCheckpointSaverFields,
+} from "./saver";

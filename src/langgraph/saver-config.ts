@@ -34,6 +34,28 @@ export type StudioCheckpointSaverFields = StudioClientFields & {
 export interface PruneOptions {
   /** Checkpoints to keep per namespace, newest first (at least 1). */
   keepLast: number;
+  /** Only report what would be deleted: nothing is written or deleted. */
+  dryRun?: boolean | undefined;
+}
+
+/** One thread's part of a prune: the checkpoints it deleted (or would delete). */
+export interface PrunedThread {
+  threadId: string;
+  /** The deleted checkpoints, newest first. */
+  checkpoints: { checkpointNs: string; checkpointId: string }[];
+  /** Records of task writes deleted. */
+  writes: number;
+  /** Service messages deleted (a long record is split over several). */
+  messages: number;
+}
+
+/** What `prune` deleted (or, with `dryRun`, would delete), summed over the threads. */
+export interface PruneReport {
+  dryRun: boolean;
+  checkpoints: number;
+  writes: number;
+  messages: number;
+  threads: PrunedThread[];
 }
 
 const DEFAULT_CACHED_THREADS = 100;

@@ -27,7 +27,7 @@ import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
 import { planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
-import type { CheckpointLog } from "./checkpoint-log";
+import type { RecordEntry } from "./checkpoint-log";
 import {
   type CheckpointRecord,
   RECORD_FORMAT,
@@ -37,12 +37,13 @@ import {
   storeValue,
   type WritesRecord,
 } from "./records";
-import { planPrune } from "./retention";
+import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
   matches,
   namespaceOf,
   one,
   type PruneOptions,
+  type PruneReport,
   requireThreadId,
   type StudioCheckpointSaverFields,
   saverSettings,
@@ -53,7 +54,12 @@ import { CheckpointThreads } from "./thread-store";
 import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
 
-export type { PruneOptions, StudioCheckpointSaverFields } from "./saver-config";
+export type {
+  PrunedThread,
+  PruneOptions,
+  PruneReport,
+  StudioCheckpointSaverFields,
+} from "./saver-config";
 
 export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #threads: CheckpointThreads;
@@ -197,7 +203,12 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       const log = this.#threads.cached(threadId)?.log;
       if (!entry || !log) return;
       rememberStored(log, ns, plan, entry.place);
-      if (this.#keep === "latest") await this.#deleteSuperseded(threadId, log, ns, checkpoint.id);
+      if (this.#keep === "latest") {
+        await this.#deleteSuperseded(
+          threadId,
+          planSuperseded(log, ns, checkpoint.id, entry.place.position),
+        );
+      }
     });
     return {
       configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id },
@@ -256,10 +267,13 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   /**
    * Deletes the older checkpoints of each thread: per namespace, all but the `keepLast` newest
    * and those waiting on an interrupt, with their writes. A kept checkpoint that reads a value
-   * through a deleted record first gets a whole copy of it. Costs: the whole thread is read (one
-   * call per 100 messages), one call for the copies, and one call per deleted message.
+   * through a deleted record first gets a whole copy of it. Safe beside a run in another process:
+   * only records this prune read are deleted, and never a write whose checkpoint it has not read
+   * (a step's writes are stored before its checkpoint). Costs: the whole thread is read (one call
+   * per 100 messages), one call for the copies, and one call per deleted message. With `dryRun`,
+   * only the reads: the report says what would be deleted.
    */
-  async prune(threadIds: readonly string[], options: PruneOptions): Promise<void> {
+  async prune(threadIds: readonly string[], options: PruneOptions): Promise<PruneReport> {
     const keepLast = options?.keepLast;
     if (!Number.isInteger(keepLast) || keepLast < 1) {
       throw new StudioValidationError(
@@ -267,16 +281,26 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         `must be an integer of at least 1 (got ${String(keepLast)})`,
       );
     }
+    const dryRun = options.dryRun === true;
+    const report: PruneReport = { dryRun, checkpoints: 0, writes: 0, messages: 0, threads: [] };
     for (const raw of threadIds) {
       const threadId = threadIdOf(raw);
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
       const plan = planPrune(window.log, threadId, keepLast);
-      for (const values of plan.copies) {
-        await this.#append(threadId, values, `copies of the values that kept checkpoints need`);
+      const pruned = prunedThread(threadId, plan.remove);
+      if (!dryRun) {
+        for (const values of plan.copies) {
+          await this.#append(threadId, values, `copies of the values that kept checkpoints need`);
+        }
+        await this.#threads.deleteRecords(threadId, window.serviceThreadId, plan.remove);
       }
-      await this.#threads.deleteRecords(threadId, window.serviceThreadId, plan.remove);
+      report.checkpoints += pruned.checkpoints.length;
+      report.writes += pruned.writes;
+      report.messages += pruned.messages;
+      report.threads.push(pruned);
     }
+    return report;
   }
 
   /**
@@ -315,17 +339,9 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * be deleted stays in the log and is tried again after the next `put`; it never hides the new
    * checkpoint (the latest is the greatest id), so the `put` itself has succeeded.
    */
-  async #deleteSuperseded(
-    threadId: string,
-    log: CheckpointLog,
-    ns: string,
-    checkpointId: string,
-  ): Promise<void> {
+  async #deleteSuperseded(threadId: string, superseded: RecordEntry[]): Promise<void> {
     const window = this.#threads.cached(threadId);
     if (!window) return;
-    const superseded = [...log.entries()].filter(
-      (entry) => entry.ns === ns && entry.checkpointId !== checkpointId,
-    );
     try {
       await this.#threads.deleteRecords(threadId, window.serviceThreadId, superseded);
     } catch {
