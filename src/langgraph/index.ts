@@ -30,6 +30,8 @@ export {
   type StudioStoreTtl,
 } from "../store/store";
 export {
+  type CheckpointTTL,
+  type DeleteThreadsOptions,
   type PrunedThread,
   type PruneOptions,
   type PruneReport,

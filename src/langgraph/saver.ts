@@ -35,16 +35,19 @@ import {
   type StoredRecord,
   type StoredValue,
   storeValue,
+  type ValuesRecord,
   type WritesRecord,
 } from "./records";
 import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
+  type DeleteThreadsOptions,
   matches,
   namespaceOf,
   one,
   type PruneOptions,
   type PruneReport,
   requireThreadId,
+  retentionCutoff,
   type StudioCheckpointSaverFields,
   saverSettings,
   threadIdOf,
@@ -55,6 +58,8 @@ import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
 
 export type {
+  CheckpointTTL,
+  DeleteThreadsOptions,
   PrunedThread,
   PruneOptions,
   PruneReport,
@@ -70,6 +75,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #values: SerializerProtocol;
   /** Seals and opens records' values for their place when the serde encrypts. */
   readonly #codec: RecordCodec;
+  readonly #ttl: { ms: number; refreshOnRead: boolean } | undefined;
+  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
+  readonly #activity = new Map<string, number>();
+  /** The refresh record this process stored last per thread (deleted with the next one). */
+  readonly #touches = new Map<string, RecordEntry>();
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
@@ -85,6 +95,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     );
     this.#partChars = settings.partChars;
     this.#keep = settings.keep;
+    this.#ttl = settings.ttl;
   }
 
   /**
@@ -114,6 +125,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         ))
       );
     });
+    if (found) await this.#refreshOnRead(threadId);
     return found ?? undefined;
   }
 
@@ -132,6 +144,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     for await (const threadId of threadIds) {
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
+      if (wanted !== undefined) await this.#refreshOnRead(threadId);
       for (const found of window.log.checkpoints(ns)) {
         if (remaining !== undefined && remaining <= 0) return;
         const id = found.record.checkpointId;
@@ -305,31 +318,69 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * Deletes every LangGraph thread (of the account, or of `datasetId`) whose newest message is
-   * older than `olderThan`: the time-to-live the service does not have. Costs: one call per 100
-   * threads of the account, one per checkpoint thread, one per deleted thread. Returns the
-   * deleted `thread_id`s.
+   * older than `olderThan` (a Date) or `maxAgeMs` (an age); without options, older than the
+   * saver's `ttl`. The time-to-live the service does not have. Costs: one call per 100 threads of
+   * the account, one per checkpoint thread, one per deleted thread. Returns the deleted (with
+   * `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
    */
-  async deleteThreads(options: { olderThan: Date | number }): Promise<string[]> {
-    const cutoff =
-      options?.olderThan instanceof Date ? options.olderThan.getTime() : options?.olderThan;
-    if (typeof cutoff !== "number" || !Number.isFinite(cutoff)) {
-      throw new StudioValidationError(
-        "olderThan",
-        `must be a Date or a time in milliseconds (got ${String(options?.olderThan)})`,
-      );
-    }
+  async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {
+    const cutoff = retentionCutoff(options, this.#ttl?.ms, Date.now());
     const expired = [];
     for await (const info of this.#threads.checkpointThreads(true)) {
       if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
     }
-    // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
-    for (const info of expired) {
-      await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+    if (options?.dryRun !== true) {
+      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
+      for (const info of expired) {
+        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+        this.#activity.delete(info.threadId);
+      }
     }
     return [...new Set(expired.map((info) => info.threadId))];
   }
 
+  /**
+   * Deletes the threads the saver's `ttl` has expired (see `deleteThreads` for the cost); with
+   * `dryRun`, only lists them.
+   */
+  async sweep(options: { dryRun?: boolean | undefined } = {}): Promise<string[]> {
+    if (!this.#ttl) {
+      throw new StudioValidationError(
+        "ttl",
+        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
+      );
+    }
+    return this.deleteThreads({ maxAgeMs: this.#ttl.ms, dryRun: options?.dryRun });
+  }
+
+  /**
+   * `ttl.refreshOnRead`: a read counts as activity. The service keeps no read times, so a small
+   * record is stored (at most once per tenth of the TTL per thread and process) and this process's
+   * previous one deleted; prune and `keep: "latest"` delete stale ones like any "values" record.
+   */
+  async #refreshOnRead(threadId: string): Promise<void> {
+    const ttl = this.#ttl;
+    if (!ttl?.refreshOnRead) return;
+    const last = this.#activity.get(threadId);
+    if (last !== undefined && Date.now() - last < ttl.ms / 10) return;
+    const touch: ValuesRecord = {
+      kind: "values",
+      format: RECORD_FORMAT,
+      threadId,
+      ns: "",
+      blobs: [],
+    };
+    const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
+    const previous = this.#touches.get(threadId);
+    if (entry) this.#touches.set(threadId, entry);
+    const window = this.#threads.cached(threadId);
+    if (previous && window) {
+      await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
+    }
+  }
+
   async #append(threadId: string, record: StoredRecord, what: string) {
+    this.#activity.set(threadId, Date.now());
     const stored = await this.#codec.seal(threadId, record);
     return this.#threads.append(threadId, record, recordMessages(stored, this.#partChars), what);
   }
