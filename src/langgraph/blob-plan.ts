@@ -1,13 +1,20 @@
 /**
  * Which channel values one checkpoint record stores (the rules are in `channel-values.ts`):
  *   - each channel the step changed: the items appended to its previous value when that is all
- *     that changed and the chain stays short and within reach, else the whole value;
+ *     that changed, or its first items kept and the rest stored (a tool turn rewrites the last
+ *     message), while the chain stays short and within reach; else the whole value;
  *   - each channel it did not change whose whole copy has fallen out of a bounded read: a copy of
  *     its stored value under the same version (never the caller's value: only what was stored).
  * What is known comes from the thread's log in this process; without it (a write that did not
  * read the thread first), the changed values are stored whole and nothing is copied.
  */
-import { appendedItems, mayAppend, type Place, withinReadWindow } from "./channel-values";
+import {
+  appendedItems,
+  mayAppend,
+  type Place,
+  splicedItems,
+  withinReadWindow,
+} from "./channel-values";
 import type { CheckpointLog, ResolvedValue } from "./checkpoint-log";
 import {
   type BlobRecord,
@@ -84,6 +91,27 @@ export function planBlobs(input: BlobPlanInput): BlobPlan {
           append: { type: value.type, json: JSON.parse(items) },
         });
         plan.stored.set(channel, { version, value: loaded, base, appendedChars: items.length });
+        continue;
+      }
+    }
+    const spliced =
+      items === undefined &&
+      text !== undefined &&
+      base?.value?.type === value.type &&
+      typeof base.value.data === "string"
+        ? splicedItems(base.value.data, text)
+        : undefined;
+    if (spliced && base && baseVersion !== undefined && now) {
+      if (mayAppend(base, spliced.items.length, now, checkpointChars)) {
+        plan.blobs.push({
+          channel,
+          version,
+          base: baseVersion,
+          keepChars: spliced.keepChars,
+          append: { type: value.type, json: JSON.parse(spliced.items) },
+        });
+        const appendedChars = spliced.items.length;
+        plan.stored.set(channel, { version, value: loaded, base, appendedChars });
         continue;
       }
     }

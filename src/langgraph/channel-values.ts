@@ -55,6 +55,70 @@ export function appendedItems(base: string, next: string): string | undefined {
   return `[${next.slice(base.length)}`;
 }
 
+/**
+ * When `next` keeps `base`'s first items (at least one) and then differs: where the kept items
+ * end in `base` (`keepChars`, just after the last kept item) and the items that follow them in
+ * `next`, as JSON list text. This is how an agent's `messages` grows on a tool turn: LangChain
+ * serializes a `ToolMessage` differently once it has gone through a model call (its `artifact`
+ * and `metadata`), so the list is not `base` plus items, but `base` with its last item rewritten
+ * plus items. Both texts must be written by `JSON.stringify` (the saver's canonical form), so an
+ * item's text is `JSON.stringify` of the item.
+ */
+export function splicedItems(
+  base: string,
+  next: string,
+): { keepChars: number; items: string } | undefined {
+  if (base[0] !== "[" || next[0] !== "[") return undefined;
+  let before: unknown;
+  let after: unknown;
+  try {
+    before = JSON.parse(base);
+    after = JSON.parse(next);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(before) || !Array.isArray(after)) return undefined;
+  let kept = 0;
+  let keepChars = 1;
+  for (; kept < before.length && kept < after.length; kept++) {
+    const item = JSON.stringify(before[kept]);
+    if (item !== JSON.stringify(after[kept])) break;
+    keepChars += (kept === 0 ? 0 : 1) + item.length;
+  }
+  if (kept === 0 || kept >= after.length) return undefined;
+  return { keepChars, items: JSON.stringify(after.slice(kept)) };
+}
+
+/**
+ * The text of a value stored as a chain: `root` (JSON list text), then each link's items added
+ * after the first `keepChars` characters of the value below it (all of it when undefined).
+ * Built once, back to front, so a long chain costs the size of the result, not its length times.
+ */
+export function chainedItems(
+  root: string,
+  links: readonly { items: string; keepChars?: number | undefined }[],
+): string | undefined {
+  // Lengths without the closing "]", oldest first.
+  const open: number[] = [root.length - 1];
+  for (const link of links) {
+    const below = open.at(-1)!;
+    const kept = link.keepChars ?? below;
+    if (kept > below || kept < 2 || link.items.length < 3) return undefined;
+    open.push(kept + link.items.length - 1);
+  }
+  const segments: string[] = [];
+  let need = open.at(-1)!;
+  for (let i = links.length - 1; i >= 0; i--) {
+    const kept = links[i]!.keepChars ?? open[i]!;
+    if (need > kept) {
+      segments.push(`,${links[i]!.items.slice(1, -1)}`.slice(0, need - kept));
+      need = kept;
+    }
+  }
+  segments.push(root.slice(0, need));
+  return `${segments.reverse().join("")}]`;
+}
+
 /** `base` (JSON list text) with the items of each of `appended` (JSON list texts) added, in order. */
 export function withItems(base: string, appended: readonly string[]): string {
   if (appended.length === 0) return base;

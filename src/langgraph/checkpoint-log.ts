@@ -11,7 +11,7 @@
  * and the newest (the one a bounded read finds).
  */
 import { compareWritesSortKeys, writesSortKey } from "@langchain/langgraph-checkpoint";
-import { type ChainCost, type Place, withItems } from "./channel-values";
+import { type ChainCost, chainedItems, type Place } from "./channel-values";
 import {
   type CheckpointRecord,
   type LoadedValue,
@@ -52,6 +52,8 @@ interface BlobEntry {
   /** Set for appended items: the version they extend and the items' JSON list text. */
   base?: Version;
   items?: string;
+  /** Set when the items follow only the first `keepChars` characters of the base's text. */
+  keepChars?: number;
 }
 
 /** One copy on a value's chain: the version it holds and the record it is in. */
@@ -96,6 +98,7 @@ export class CheckpointLog {
         if (!("json" in blob.append) || !Array.isArray(blob.append.json)) continue;
         const items = JSON.stringify(blob.append.json);
         stored = { owner: entry, chars: items.length, base: blob.base, items };
+        if (typeof blob.keepChars === "number") stored.keepChars = blob.keepChars;
       }
       this.#addBlob(record.ns, blob.channel, blob.version, stored);
     }
@@ -196,14 +199,15 @@ export class CheckpointLog {
     if (appendedLinks.length === 0 && start === cached) return cached;
     const data = start.value?.data;
     if (appendedLinks.length > 0 && typeof data !== "string") return undefined;
-    const appended = appendedLinks.map((link) => link.blob.items ?? "[]").reverse();
+    const appended = appendedLinks
+      .map((link) => ({ items: link.blob.items ?? "[]", keepChars: link.blob.keepChars }))
+      .reverse();
+    const text = appendedLinks.length === 0 ? undefined : chainedItems(data as string, appended);
+    if (appendedLinks.length > 0 && text === undefined) return undefined;
     const resolved: ResolvedValue = {
       ...start,
       version,
-      value:
-        appendedLinks.length === 0
-          ? start.value
-          : { type: start.value!.type, data: withItems(data as string, appended) },
+      value: text === undefined ? start.value : { type: start.value!.type, data: text },
       sinceRootChars:
         start.sinceRootChars + appendedLinks.reduce((sum, link) => sum + link.blob.chars, 0),
     };

@@ -17,6 +17,13 @@ import type { Place } from "./channel-values";
 
 /** Written into every record; a reader skips records of a format it does not know. */
 export const RECORD_FORMAT = 2;
+/**
+ * The format of a record holding a spliced value (appended items after a cut, `keepChars`):
+ * readers of format 2 alone would take it as a plain append and read a wrong value, so they skip
+ * it instead.
+ */
+export const SPLICE_FORMAT = 3;
+const READABLE_FORMATS: readonly unknown[] = [RECORD_FORMAT, SPLICE_FORMAT];
 /** Message metadata key naming the kind of record; threads of other tools never carry it. */
 export const RECORD_KIND_KEY = "lc_checkpoint_record";
 /** A record longer than this is split over several messages (the service's limit is unpublished). */
@@ -33,11 +40,25 @@ export type StoredValue =
 
 /**
  * One channel's value at one version: the whole value, or (for a JSON list that grew by appending)
- * the items appended to its value at version `base`.
+ * the items appended to its value at version `base`: to all of it, or (`keepChars`, records of
+ * `SPLICE_FORMAT`) to the first `keepChars` characters of its JSON text, which end after an item.
  */
 export type BlobRecord =
   | { channel: string; version: Version; value: StoredValue }
-  | { channel: string; version: Version; base: Version; append: StoredValue };
+  | {
+      channel: string;
+      version: Version;
+      base: Version;
+      append: StoredValue;
+      keepChars?: number | undefined;
+    };
+
+/** The format a record holding `blobs` is written in. */
+export function blobsFormat(blobs: readonly BlobRecord[]): number {
+  return blobs.some((blob) => "keepChars" in blob && blob.keepChars !== undefined)
+    ? SPLICE_FORMAT
+    : RECORD_FORMAT;
+}
 
 export interface CheckpointRecord {
   kind: "checkpoint";
@@ -255,7 +276,7 @@ function messageText(content: readonly ContentItem[]): string {
 function parseRecord(text: string): StoredRecord | undefined {
   try {
     const value = JSON.parse(text) as Partial<StoredRecord>;
-    if (value.format !== RECORD_FORMAT || typeof value.ns !== "string") return undefined;
+    if (!READABLE_FORMATS.includes(value.format) || typeof value.ns !== "string") return undefined;
     if (value.kind === "values")
       return Array.isArray(value.blobs) ? (value as StoredRecord) : undefined;
     if (value.kind !== "checkpoint" && value.kind !== "writes") return undefined;

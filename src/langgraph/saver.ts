@@ -29,6 +29,7 @@ import { planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
 import type { RecordEntry } from "./checkpoint-log";
 import {
+  blobsFormat,
   type CheckpointRecord,
   RECORD_FORMAT,
   recordMessages,
@@ -201,7 +202,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       });
       const record: CheckpointRecord = {
         kind: "checkpoint",
-        format: RECORD_FORMAT,
+        format: blobsFormat(plan.blobs),
         threadId,
         ns,
         checkpointId: checkpoint.id,

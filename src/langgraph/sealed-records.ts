@@ -81,8 +81,15 @@ async function mapValues(
           ? { ...blob, value: await convert(channelValueContext(place), blob.value) }
           : {
               ...blob,
+              // A cut is part of what the value is: bound in with the version it extends.
               append: await convert(
-                channelValueContext({ ...place, base: blob.base }),
+                channelValueContext({
+                  ...place,
+                  base:
+                    blob.keepChars === undefined
+                      ? blob.base
+                      : `${String(blob.base)}#${blob.keepChars}`,
+                }),
                 blob.append,
               ),
             };
