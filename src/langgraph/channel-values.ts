@@ -13,13 +13,9 @@
  * is further back than a bounded newest-first read reaches (`READ_WINDOW`), so that a process new
  * to the thread finds every value it needs in the thread's newest messages.
  */
-import type { Version } from "./records";
+import type { Place, Version } from "./records";
 
-/** Where a message is in a thread, as one process counts: messages and characters before it. */
-export interface Place {
-  position: number;
-  offset: number;
-}
+export type { Place } from "./records";
 
 /**
  * How far back a value's whole copy may be: a read of the thread's newest messages, 100 per

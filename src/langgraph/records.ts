@@ -13,7 +13,6 @@ import type { ContentItem, ThreadMessage } from "../api-types";
 import { contentItemText, METADATA_LIMITS } from "../api-types";
 import { fromBase64, toBase64 } from "../converters/base64";
 import { StudioError } from "../errors";
-import type { Place } from "./channel-values";
 
 /** Written into every record; a reader skips records of a format it does not know. */
 export const RECORD_FORMAT = 2;
@@ -28,6 +27,16 @@ const READABLE_FORMATS: readonly unknown[] = [RECORD_FORMAT, SPLICE_FORMAT];
 export const RECORD_KIND_KEY = "lc_checkpoint_record";
 /** A record longer than this is split over several messages (the service's limit is unpublished). */
 export const DEFAULT_PART_CHARS = 100_000;
+
+/**
+ * Where a message is in a thread, as one process counts: messages and characters before it.
+ * (Defined here, with the records it places, so that `channel-values.ts` depends on this module
+ * and not the other way round.)
+ */
+export interface Place {
+  position: number;
+  offset: number;
+}
 
 /** A channel version as LangGraph hands it over (this saver makes strings; others make numbers). */
 export type Version = string | number;
