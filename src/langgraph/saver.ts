@@ -175,18 +175,22 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     const { channel_values: _values, channel_versions: versions = {}, ...rest } = copy;
     // In "latest" mode each checkpoint is whole, so that everything older can be deleted.
     const toStore = this.#keep === "latest" ? versions : newVersions;
+    // Serialized now, all of them before the first await: LangGraph's next step may change the
+    // objects in place (a reducer gives a message its id) while this put is still running.
+    const channels = Object.keys(toStore);
+    const [storedCheckpoint, storedMetadata, ...storedValues] = await Promise.all([
+      this.#values.dumpsTyped(rest),
+      this.#values.dumpsTyped(metadata),
+      ...channels.map((channel) =>
+        channel in values ? this.#values.dumpsTyped(values[channel]) : undefined,
+      ),
+    ]);
     const changed = new Map<string, StoredValue>();
-    for (const channel of Object.keys(toStore)) {
+    for (const [i, channel] of channels.entries()) {
+      const dumped = storedValues[i];
       // A channel that changed to empty is stored as such, so an older value is not read back.
-      changed.set(
-        channel,
-        channel in values
-          ? storeValue(await this.#values.dumpsTyped(values[channel]))
-          : { type: "empty" },
-      );
+      changed.set(channel, dumped ? storeValue(dumped) : { type: "empty" });
     }
-    const storedCheckpoint = storeValue(await this.#values.dumpsTyped(rest));
-    const storedMetadata = storeValue(await this.#values.dumpsTyped(metadata));
     const key = checkpointKey(threadId, ns, checkpoint.id);
     await this.#order.put(key, async (earlyWrites) => {
       const window = this.#threads.cached(threadId);
@@ -208,8 +212,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         checkpointId: checkpoint.id,
         parentId,
         versions,
-        checkpoint: storedCheckpoint,
-        metadata: storedMetadata,
+        checkpoint: storeValue(storedCheckpoint),
+        metadata: storeValue(storedMetadata),
         blobs: plan.blobs,
         ...(earlyWrites.length > 0 ? { earlyWrites } : {}),
       };
