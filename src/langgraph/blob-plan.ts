@@ -21,9 +21,11 @@ import {
   type LoadedValue,
   loadedValue,
   type StoredValue,
+  type StoredWrite,
   storedValueOf,
   type Version,
 } from "./records";
+import { cutAround, MIN_REF_CHARS, type RefCandidate } from "./value-refs";
 
 export interface BlobPlanInput {
   ns: string;
@@ -140,4 +142,64 @@ export function rememberStored(log: CheckpointLog, ns: string, plan: BlobPlan, a
       sinceRootChars: base ? base.sinceRootChars + appendedChars : 0,
     });
   }
+}
+
+/**
+ * The plan's whole values with every value that holds another of the checkpoint's list values
+ * (a `Send` carrying the state) stored cut around it (`value-refs.ts`).
+ */
+export function cutBlobs(
+  plan: BlobPlan,
+  log: CheckpointLog | undefined,
+  ns: string,
+  versions: Record<string, Version>,
+): BlobRecord[] {
+  const candidates: RefCandidate[] = [];
+  for (const [channel, version] of Object.entries(versions)) {
+    const known = plan.stored.get(channel);
+    const text =
+      known && String(known.version) === String(version)
+        ? known.value?.data
+        : log?.resolve(ns, channel, version)?.value?.data;
+    if (typeof text === "string" && text.length >= MIN_REF_CHARS) {
+      candidates.push({ channel, version, text });
+    }
+  }
+  if (candidates.length === 0) return plan.blobs;
+  return plan.blobs.map((blob) => {
+    if (!("value" in blob) || !("json" in blob.value)) return blob;
+    const own = plan.stored.get(blob.channel);
+    if (!own || String(own.version) !== String(blob.version)) return blob;
+    const others = candidates.filter((candidate) => candidate.channel !== blob.channel);
+    const cut = cutAround(JSON.stringify(blob.value.json), others);
+    return cut
+      ? { ...blob, value: { type: blob.value.type, json: cut.parts }, cut: cut.ref }
+      : blob;
+  });
+}
+
+/** Writes against `checkpointId` with values holding one of its list values stored cut. */
+export function cutWrites(
+  writes: StoredWrite[],
+  log: CheckpointLog | undefined,
+  ns: string,
+  checkpointId: string,
+): StoredWrite[] {
+  const found = log?.checkpoint(ns, checkpointId);
+  if (!log || !found) return writes;
+  const candidates: RefCandidate[] = [];
+  for (const [channel, version] of Object.entries(found.record.versions)) {
+    const text = log.resolve(ns, channel, version)?.value?.data;
+    if (typeof text === "string" && text.length >= MIN_REF_CHARS) {
+      candidates.push({ channel, version, text });
+    }
+  }
+  if (candidates.length === 0) return writes;
+  return writes.map((write) => {
+    if (!("json" in write.value)) return write;
+    const cut = cutAround(JSON.stringify(write.value.json), candidates);
+    return cut
+      ? { ...write, value: { type: write.value.type, json: cut.parts }, cut: cut.ref }
+      : write;
+  });
 }

@@ -17,8 +17,10 @@ import {
   type LoadedValue,
   loadedValue,
   type StoredRecord,
+  type ValueRef,
   type Version,
 } from "./records";
+import { cutParts, joinCut } from "./value-refs";
 
 /** One record's place in the thread (its content lives in the indexes below). */
 export interface RecordEntry {
@@ -42,6 +44,8 @@ export interface WriteEntry {
   idx: number;
   channel: string;
   value: LoadedValue;
+  /** Set while `value` is stored cut around this channel value (`value-refs.ts`). */
+  cut?: ValueRef;
 }
 
 interface BlobEntry {
@@ -49,6 +53,8 @@ interface BlobEntry {
   chars: number;
   /** Set for a whole copy. */
   whole?: LoadedValue;
+  /** Set when the whole copy is stored cut around another channel's value (`value-refs.ts`). */
+  cut?: ValueRef;
   /** Set for appended items: the version they extend and the items' JSON list text. */
   base?: Version;
   items?: string;
@@ -94,6 +100,7 @@ export class CheckpointLog {
       if ("value" in blob) {
         const whole = loadedValue(blob.value);
         stored = { owner: entry, chars: whole?.data.length ?? 0, whole };
+        if (blob.cut !== undefined && blob.cut.channel !== blob.channel) stored.cut = blob.cut;
       } else {
         if (!("json" in blob.append) || !Array.isArray(blob.append.json)) continue;
         const items = JSON.stringify(blob.append.json);
@@ -144,6 +151,7 @@ export class CheckpointLog {
         idx: write.idx,
         channel: write.channel,
         value: loadedValue(write.value),
+        ...(write.cut === undefined ? {} : { cut: write.cut }),
       });
     }
   }
@@ -170,9 +178,18 @@ export class CheckpointLog {
     );
   }
 
-  /** The writes against a checkpoint, in the order live execution applies them. */
+  /**
+   * The writes against a checkpoint, in the order live execution applies them; a value stored cut
+   * around a channel value is whole again (left cut while that value is not read).
+   */
   pendingWrites(ns: string, checkpointId: string): WriteEntry[] {
-    const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])];
+    const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])].map(
+      (write) => {
+        if (!write.cut || !write.value || typeof write.value.data !== "string") return write;
+        const joined = this.#joined(ns, write.cut, write.value.data);
+        return joined === undefined ? write : { ...write, value: { ...write.value, data: joined } };
+      },
+    );
     return entries.sort((a, b) =>
       compareWritesSortKeys(
         writesSortKey(a.taskPath, a.taskId, a.idx),
@@ -192,7 +209,13 @@ export class CheckpointLog {
     let start = cached;
     if (reachedWhole) {
       const { version: rootVersion, blob } = links.at(-1)!;
-      const whole = { value: blob.whole ?? null, root: blob.owner.place, rootChars: blob.chars };
+      let value = blob.whole ?? null;
+      if (blob.cut && value && typeof value.data === "string") {
+        const joined = this.#joined(ns, blob.cut, value.data);
+        if (joined === undefined) return undefined;
+        value = { ...value, data: joined };
+      }
+      const whole = { value, root: blob.owner.place, rootChars: blob.chars };
       start = { version: rootVersion, ...whole, sinceRootChars: 0 };
     }
     if (!start) return undefined;
@@ -215,6 +238,14 @@ export class CheckpointLog {
     return resolved;
   }
 
+  /** `cut` text (`[before, after]` as stored) joined around the value it references. */
+  #joined(ns: string, ref: ValueRef, cut: string): string | undefined {
+    const parts = cutParts(cut);
+    const referenced = this.resolve(ns, ref.channel, ref.version)?.value?.data;
+    if (!parts || typeof referenced !== "string") return undefined;
+    return joinCut(parts, referenced);
+  }
+
   /** Remembers a value the caller just stored, so the next step need not rebuild it. */
   remember(ns: string, channel: string, resolved: ResolvedValue): void {
     this.#resolved.set(channelKey(ns, channel), resolved);
@@ -224,11 +255,16 @@ export class CheckpointLog {
    * The copies a value is read from, newest version first, down to the first whole copy;
    * undefined while one is not read (or was never stored).
    */
-  chain(ns: string, channel: string, version: Version): ChainLink[] | undefined {
-    return this.#walk(ns, channel, version)?.links.map((link) => ({
-      version: link.version,
-      owner: link.blob.owner,
-    }));
+  chain(ns: string, channel: string, version: Version, depth = 0): ChainLink[] | undefined {
+    const walked = this.#walk(ns, channel, version);
+    if (!walked) return undefined;
+    const links = walked.links.map((link) => ({ version: link.version, owner: link.blob.owner }));
+    // A whole copy cut around another value reads that value's chain too.
+    const cut = walked.links.at(-1)?.blob.cut;
+    if (!cut || !walked.reachedWhole) return links;
+    if (depth > 4) return undefined;
+    const referenced = this.chain(ns, cut.channel, cut.version, depth + 1);
+    return referenced && [...links, ...referenced];
   }
 
   /** From `version` down to a whole copy, or to `stop` (a version already rebuilt). */

@@ -17,9 +17,9 @@ import { StudioError } from "../errors";
 /** Written into every record; a reader skips records of a format it does not know. */
 export const RECORD_FORMAT = 2;
 /**
- * The format of a record holding a spliced value (appended items after a cut, `keepChars`):
- * readers of format 2 alone would take it as a plain append and read a wrong value, so they skip
- * it instead.
+ * The format of a record holding a spliced value (appended items after a cut, `keepChars`) or a
+ * value cut around a reference (`cut`): readers of format 2 alone would read a wrong value, so
+ * they skip it instead.
  */
 export const SPLICE_FORMAT = 3;
 const READABLE_FORMATS: readonly unknown[] = [RECORD_FORMAT, SPLICE_FORMAT];
@@ -41,6 +41,12 @@ export interface Place {
 /** A channel version as LangGraph hands it over (this saver makes strings; others make numbers). */
 export type Version = string | number;
 
+/** A reference to a channel's value at a version, of the record's own checkpoint (`value-refs.ts`). */
+export interface ValueRef {
+  channel: string;
+  version: Version;
+}
+
 /** A serializer's output as stored: JSON stays JSON (readable), anything else base64. */
 export type StoredValue =
   | { type: string; json: unknown }
@@ -53,7 +59,13 @@ export type StoredValue =
  * `SPLICE_FORMAT`) to the first `keepChars` characters of its JSON text, which end after an item.
  */
 export type BlobRecord =
-  | { channel: string; version: Version; value: StoredValue }
+  | {
+      channel: string;
+      version: Version;
+      value: StoredValue;
+      /** Set when `value` is `[before, after]` around this value (`value-refs.ts`). */
+      cut?: ValueRef | undefined;
+    }
   | {
       channel: string;
       version: Version;
@@ -62,9 +74,13 @@ export type BlobRecord =
       keepChars?: number | undefined;
     };
 
-/** The format a record holding `blobs` is written in. */
-export function blobsFormat(blobs: readonly BlobRecord[]): number {
-  return blobs.some((blob) => "keepChars" in blob && blob.keepChars !== undefined)
+/** The format a record holding `blobs` (or `writes`) is written in. */
+export function blobsFormat(blobs: readonly (BlobRecord | StoredWrite)[]): number {
+  return blobs.some(
+    (blob) =>
+      ("keepChars" in blob && blob.keepChars !== undefined) ||
+      ("cut" in blob && blob.cut !== undefined),
+  )
     ? SPLICE_FORMAT
     : RECORD_FORMAT;
 }
@@ -95,7 +111,15 @@ export interface WritesRecord {
   checkpointId: string;
   taskId: string;
   taskPath: string;
-  writes: { idx: number; channel: string; value: StoredValue }[];
+  writes: StoredWrite[];
+}
+
+export interface StoredWrite {
+  idx: number;
+  channel: string;
+  value: StoredValue;
+  /** Set when `value` is `[before, after]` around this channel value (`value-refs.ts`). */
+  cut?: ValueRef | undefined;
 }
 
 /** Whole copies of channel values that kept checkpoints need once older records are pruned. */

@@ -25,7 +25,7 @@ import {
 import { resolveClient } from "../client/resolve";
 import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
-import { planBlobs, rememberStored } from "./blob-plan";
+import { cutBlobs, cutWrites, planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
 import type { RecordEntry } from "./checkpoint-log";
 import {
@@ -204,9 +204,10 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         log: window?.log,
         now: window?.now,
       });
+      const blobs = cutBlobs(plan, window?.log, ns, versions);
       const record: CheckpointRecord = {
         kind: "checkpoint",
-        format: blobsFormat(plan.blobs),
+        format: blobsFormat(blobs),
         threadId,
         ns,
         checkpointId: checkpoint.id,
@@ -214,7 +215,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         versions,
         checkpoint: storeValue(storedCheckpoint),
         metadata: storeValue(storedMetadata),
-        blobs: plan.blobs,
+        blobs,
         ...(earlyWrites.length > 0 ? { earlyWrites } : {}),
       };
       const entry = await this.#append(threadId, record, `checkpoint ${checkpoint.id}`);
@@ -247,34 +248,40 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         "is required to put writes: writes belong to a checkpoint (pass the config put() returned)",
       );
     }
-    const record: WritesRecord = {
-      kind: "writes",
-      format: RECORD_FORMAT,
-      threadId,
-      ns: namespaceOf(config),
-      checkpointId,
-      taskId,
-      taskPath: taskPath ?? "",
-      writes: await Promise.all(
-        writes.map(async ([channel, value], idx) => ({
-          idx: WRITES_IDX_MAP[channel] ?? idx,
-          channel,
-          value: storeValue(await this.#values.dumpsTyped(value)),
-        })),
-      ),
-    };
-    const known = this.#threads.cached(threadId)?.log.checkpoint(record.ns, checkpointId);
+    const ns = namespaceOf(config);
+    // Serialized now: LangGraph may change the objects in place once this call returns.
+    const stored = await Promise.all(
+      writes.map(async ([channel, value], idx) => ({
+        idx: WRITES_IDX_MAP[channel] ?? idx,
+        channel,
+        value: storeValue(await this.#values.dumpsTyped(value)),
+      })),
+    );
+    const known = this.#threads.cached(threadId)?.log.checkpoint(ns, checkpointId);
     await this.#order.write(
-      checkpointKey(threadId, record.ns, checkpointId),
+      checkpointKey(threadId, ns, checkpointId),
       taskId,
       // Empty writes leave nothing a reader could wait for.
       known !== undefined || writes.length === 0,
-      () =>
-        this.#append(
+      () => {
+        // Planned once the checkpoint's own put is done: its values are what a write may hold.
+        const cut = cutWrites(stored, this.#threads.cached(threadId)?.log, ns, checkpointId);
+        const record: WritesRecord = {
+          kind: "writes",
+          format: blobsFormat(cut),
+          threadId,
+          ns,
+          checkpointId,
+          taskId,
+          taskPath: taskPath ?? "",
+          writes: cut,
+        };
+        return this.#append(
           threadId,
           record,
           `the writes of task ${taskId} at checkpoint ${checkpointId}`,
-        ),
+        );
+      },
     );
   }
 
