@@ -178,14 +178,19 @@ export function cutBlobs(
   });
 }
 
-/** Writes against `checkpointId` with values holding one of its list values stored cut. */
+/**
+ * Writes against `checkpointId` with values holding a list value stored cut around it: one of
+ * the checkpoint's values or, while its `put` is still on its way (LangGraph stores a step's
+ * writes first), one of the newest checkpoint's this process has. A `Send`'s state is the
+ * checkpoint's list plus what the task added, so either is found in it.
+ */
 export function cutWrites(
   writes: StoredWrite[],
   log: CheckpointLog | undefined,
   ns: string,
   checkpointId: string,
 ): StoredWrite[] {
-  const found = log?.checkpoint(ns, checkpointId);
+  const found = log?.checkpoint(ns, checkpointId) ?? log?.checkpoint(ns);
   if (!log || !found) return writes;
   const candidates: RefCandidate[] = [];
   for (const [channel, version] of Object.entries(found.record.versions)) {

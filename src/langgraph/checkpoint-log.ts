@@ -288,15 +288,28 @@ export class CheckpointLog {
     }
   }
 
-  /** The records a checkpoint's values are read from; undefined while one is not read. */
+  /**
+   * The records a checkpoint's values are read from, and the values its writes reference
+   * (`value-refs.ts`); undefined while one is not read.
+   */
   #valueOwners(found: CheckpointEntry): RecordEntry[] | undefined {
     const owners: RecordEntry[] = [];
-    for (const [channel, version] of Object.entries(found.record.versions)) {
+    for (const { channel, version } of this.references(found)) {
       const links = this.chain(found.record.ns, channel, version);
       if (!links) return undefined;
       for (const link of links) owners.push(link.owner);
     }
     return owners;
+  }
+
+  /** The channel values a checkpoint's tuple reads: its own, and those its writes reference. */
+  references(found: CheckpointEntry): { channel: string; version: Version }[] {
+    const { ns, checkpointId, versions } = found.record;
+    const refs = Object.entries(versions).map(([channel, version]) => ({ channel, version }));
+    for (const write of this.#writes.get(writesKey(ns, checkpointId))?.values() ?? []) {
+      if (write.cut) refs.push(write.cut);
+    }
+    return refs;
   }
 
   /**

@@ -60,7 +60,7 @@ export function planPrune(log: CheckpointLog, threadId: string, keepLast: number
   // Oldest first: a newer kept checkpoint's chain then stops at the copies made for older ones.
   for (const found of [...kept].reverse()) {
     const { ns } = found.record;
-    for (const [channel, version] of Object.entries(found.record.versions)) {
+    for (const { channel, version } of log.references(found)) {
       const links = log.chain(ns, channel, version);
       if (!links) continue;
       if (!readsRemoved(links, keep, (v) => copied.has(copyKey(ns, channel, v)))) continue;

@@ -190,38 +190,46 @@ function agentGraph(checkpointer: BaseCheckpointSaver, world: World) {
     .addEdge(START, "inner")
     .addEdge("inner", END)
     .compile();
-  return new StateGraph(State)
-    .addNode("agent", (state: S) => ({ messages: [agentReply(state)] }))
-    .addNode("tools", new ToolNode([lookup, book]))
-    .addNode("worker", (arg: { item: string }) => ({ fanout: [arg.item] }))
-    .addNode("sub", sub)
-    .addNode("flaky", () => {
-      if (world.broken) throw new Error("dependency down");
-      return { messages: [new AIMessage({ id: "flaky", content: "flaky ok" })] };
-    })
-    .addNode("steady", (state: S) => {
-      world.steadyRuns += 1;
-      return {
-        messages: [new AIMessage({ id: `steady-${state.messages.length}`, content: "steady" })],
-      };
-    })
-    .addEdge(START, "agent")
-    .addConditionalEdges("agent", (state: S) => {
-      const last = state.messages.at(-1) as AIMessage;
-      if (last.tool_calls?.length) return "tools";
-      const ask = state.messages.findLast((m) => HumanMessage.isInstance(m))?.text;
-      if (last.text === "done") return END;
-      if (ask === "send") return ["x", "y", "z"].map((item) => new Send("worker", { item }));
-      if (ask === "sub") return "sub";
-      if (ask === "fail") return ["flaky", "steady"];
-      return END;
-    })
-    .addEdge("tools", "agent")
-    .addEdge("worker", END)
-    .addEdge("sub", END)
-    .addEdge("flaky", END)
-    .addEdge("steady", END)
-    .compile({ checkpointer });
+  return (
+    new StateGraph(State)
+      .addNode("agent", (state: S) => ({ messages: [agentReply(state)] }))
+      .addNode("tools", new ToolNode([lookup, book]))
+      // Like createAgent's tool calls, each Send carries the state.
+      .addNode("worker", (arg: { item: string; messages: BaseMessage[] }) => ({
+        fanout: [`${arg.item}@${arg.messages.length}`],
+      }))
+      .addNode("sub", sub)
+      .addNode("flaky", () => {
+        if (world.broken) throw new Error("dependency down");
+        return { messages: [new AIMessage({ id: "flaky", content: "flaky ok" })] };
+      })
+      .addNode("steady", (state: S) => {
+        world.steadyRuns += 1;
+        return {
+          messages: [new AIMessage({ id: `steady-${state.messages.length}`, content: "steady" })],
+        };
+      })
+      .addEdge(START, "agent")
+      .addConditionalEdges("agent", (state: S) => {
+        const last = state.messages.at(-1) as AIMessage;
+        if (last.tool_calls?.length) return "tools";
+        const ask = state.messages.findLast((m) => HumanMessage.isInstance(m))?.text;
+        if (last.text === "done") return END;
+        if (ask === "send")
+          return ["x", "y", "z"].map(
+            (item) => new Send("worker", { item, messages: state.messages }),
+          );
+        if (ask === "sub") return "sub";
+        if (ask === "fail") return ["flaky", "steady"];
+        return END;
+      })
+      .addEdge("tools", "agent")
+      .addEdge("worker", END)
+      .addEdge("sub", END)
+      .addEdge("flaky", END)
+      .addEdge("steady", END)
+      .compile({ checkpointer })
+  );
 }
 
 /** A tuple as compared: pending writes in a stable order, configs by their ids. */
