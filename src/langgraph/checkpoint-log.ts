@@ -243,7 +243,8 @@ export class CheckpointLog {
     const parts = cutParts(cut);
     const referenced = this.resolve(ns, ref.channel, ref.version)?.value?.data;
     if (!parts || typeof referenced !== "string") return undefined;
-    return joinCut(parts, referenced);
+    if (ref.keepChars !== undefined && ref.keepChars > referenced.length) return undefined;
+    return joinCut(parts, referenced, ref.keepChars);
   }
 
   /** Remembers a value the caller just stored, so the next step need not rebuild it. */

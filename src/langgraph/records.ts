@@ -45,6 +45,8 @@ export type Version = string | number;
 export interface ValueRef {
   channel: string;
   version: Version;
+  /** Only the first `keepChars` characters of its JSON text (they end after an item). */
+  keepChars?: number | undefined;
 }
 
 /** A serializer's output as stored: JSON stays JSON (readable), anything else base64. */

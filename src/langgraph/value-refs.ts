@@ -24,32 +24,69 @@ export interface RefCandidate extends ValueRef {
 export const MIN_REF_CHARS = 2_048;
 
 /**
- * `text` cut around the longest candidate list it holds (all of it but its closing bracket, so a
- * list that grew at its end is found too): `[before, after]` and the reference; undefined when it
- * holds none.
+ * `text` cut around the longest candidate list it holds: all of it but its closing bracket (a
+ * list that grew at its end is found too), or its first items (a message in it was serialized
+ * differently since: LangChain rewrites a `ToolMessage` once it has been read back). Returns
+ * `[before, after]` and the reference; undefined when it holds none.
  */
 export function cutAround(
   text: string,
   candidates: readonly RefCandidate[],
 ): { parts: [string, string]; ref: ValueRef } | undefined {
-  let best: { at: number; candidate: RefCandidate } | undefined;
+  let best: { at: number; chars: number; candidate: RefCandidate } | undefined;
   for (const candidate of candidates) {
     if (candidate.text.length < MIN_REF_CHARS || candidate.text[0] !== "[") continue;
-    if (best && candidate.text.length <= best.candidate.text.length) continue;
-    const at = text.indexOf(candidate.text.slice(0, -1));
-    if (at >= 0) best = { at, candidate };
+    const found = heldPrefix(text, candidate.text);
+    if (found && (!best || found.chars > best.chars)) best = { ...found, candidate };
   }
-  if (!best) return undefined;
-  const open = best.candidate.text.length - 1;
+  if (!best || best.chars < MIN_REF_CHARS) return undefined;
+  const { candidate, at, chars } = best;
+  const whole = chars === candidate.text.length - 1;
   return {
-    parts: [text.slice(0, best.at), text.slice(best.at + open)],
-    ref: { channel: best.candidate.channel, version: best.candidate.version },
+    parts: [text.slice(0, at), text.slice(at + chars)],
+    ref: {
+      channel: candidate.channel,
+      version: candidate.version,
+      ...(whole ? {} : { keepChars: chars }),
+    },
   };
 }
 
+/** Where `text` holds `list`'s text (but its closing bracket), or its longest run of first items. */
+function heldPrefix(text: string, list: string): { at: number; chars: number } | undefined {
+  const open = list.slice(0, -1);
+  const at = text.indexOf(open);
+  if (at >= 0) return { at, chars: open.length };
+  const anchor = text.indexOf(list.slice(0, Math.min(256, list.length - 1)));
+  if (anchor < 0) return undefined;
+  let same = 0;
+  while (same < open.length && text[anchor + same] === open[same]) same++;
+  let items: unknown;
+  try {
+    items = JSON.parse(list);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(items)) return undefined;
+  // The end of the last whole item within the common prefix.
+  let end = 1;
+  let kept = 0;
+  for (const item of items) {
+    const next = end + (kept === 0 ? 0 : 1) + JSON.stringify(item).length;
+    if (next > same) break;
+    end = next;
+    kept += 1;
+  }
+  return kept === 0 ? undefined : { at: anchor, chars: end };
+}
+
 /** The text `cutAround` cut, given the referenced value's text. */
-export function joinCut(parts: readonly [string, string], referenced: string): string {
-  return `${parts[0]}${referenced.slice(0, -1)}${parts[1]}`;
+export function joinCut(
+  parts: readonly [string, string],
+  referenced: string,
+  keepChars?: number,
+): string {
+  return `${parts[0]}${referenced.slice(0, keepChars ?? -1)}${parts[1]}`;
 }
 
 /** Reads `[before, after]` back from the stored JSON; undefined when it is not that shape. */
@@ -69,5 +106,6 @@ export function cutParts(data: string): [string, string] | undefined {
 
 /** Binds a reference into an encryption context's free part, so it cannot be changed unseen. */
 export function refTag(ref: ValueRef): string {
-  return `ref ${JSON.stringify([ref.channel, String(ref.version)])}`;
+  const where = [ref.channel, String(ref.version)];
+  return `ref ${JSON.stringify(ref.keepChars === undefined ? where : [...where, ref.keepChars])}`;
 }

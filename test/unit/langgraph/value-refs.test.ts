@@ -24,6 +24,19 @@ describe("cutAround / joinCut", () => {
     expect(text.length).toBeGreaterThan(MIN_REF_CHARS);
   });
 
+  it("keeps to the first items when a message in the list was serialized differently since", () => {
+    const rewritten = [
+      ...messages.slice(0, 30),
+      { id: "m30", text: "rewritten" },
+      ...messages.slice(31),
+    ];
+    const send = JSON.stringify({ args: { messages: [...rewritten, { id: "ai" }] } });
+    const cut = cutAround(send, [{ channel: "messages", version: "v7", text }]);
+    const keepChars = JSON.stringify(messages.slice(0, 30)).length - 1;
+    expect(cut?.ref).toEqual({ channel: "messages", version: "v7", keepChars });
+    expect(joinCut(cut!.parts, text, cut!.ref.keepChars)).toBe(send);
+  });
+
   it("reads a write and a channel value stored cut, as the log of another process would", () => {
     const log = new CheckpointLog();
     const send = JSON.stringify([{ node: "tools", args: { messages } }]);
