@@ -97,22 +97,30 @@ class ToolsEvery extends BaseChatModel {
  * A createAgent with a ToolNode, tools every `every`-th turn, run for 300 turns on one thread:
  * bytes the saver sends by turn 100 and 300, bytes it receives, and calls per turn.
  */
-async function toolAgentTraffic(emulator: EmulatorHandle, every: number) {
+async function toolAgentTraffic(emulator: EmulatorHandle, every: number, turns: number) {
   const { client, traffic } = countingClient(emulator);
-  const agent = createAgent({
+  let saver: StudioCheckpointSaver | undefined = new StudioCheckpointSaver({ client });
+  let agent: ReturnType<typeof createAgent> | undefined = createAgent({
     model: new ToolsEvery(every),
     tools: [getWeather],
-    checkpointer: new StudioCheckpointSaver({ client }),
+    checkpointer: saver,
   });
   const config = { configurable: { thread_id: `bench-tools-${every}` } };
   const at = new Map<number, Traffic>();
-  for (let turn = 1; turn <= 300; turn++) {
+  for (let turn = 1; turn <= turns; turn++) {
     await agent.invoke(
       { messages: [{ role: "user", content: `question ${turn}: the weather in Lima tomorrow?` }] },
       config,
     );
     if (turn === 100 || turn === 300) at.set(turn, { ...traffic });
   }
+  // What the building process keeps for the thread: the heap with its saver, less without it.
+  const tuple = await saver.getTuple(config);
+  const newestBytes = (await saver.serde.dumpsTyped(tuple?.checkpoint))[1].byteLength;
+  const withSaver = await heapUsed();
+  saver = undefined;
+  agent = undefined;
+  const heap = (withSaver - (await heapUsed())) / newestBytes;
   await client.close();
   const t100 = at.get(100)!;
   const t300 = at.get(300)!;
@@ -120,6 +128,7 @@ async function toolAgentTraffic(emulator: EmulatorHandle, every: number) {
     growth: t300.sent / t100.sent,
     receivedPerSent: t300.received / t300.sent,
     callsPerTurn: (t300.calls - t100.calls) / 200,
+    heap,
   };
 }
 
@@ -128,11 +137,12 @@ async function toolAgentRows(): Promise<BenchRow[]> {
   const emulator = await startEmulator({ recordRequests: false });
   try {
     const rows: BenchRow[] = [];
-    for (const [every, label] of [
-      [2, "tools every other turn"],
-      [1, "tools every turn"],
+    for (const [every, label, turns] of [
+      [2, "tools every other turn", 500],
+      [1, "tools every turn", 300],
     ] as const) {
-      const { growth, receivedPerSent, callsPerTurn } = await toolAgentTraffic(emulator, every);
+      const result = await toolAgentTraffic(emulator, every, turns);
+      const { growth, receivedPerSent, callsPerTurn, heap } = result;
       const at = `createAgent + ToolNode, ${label}`;
       rows.push(
         {
@@ -150,6 +160,12 @@ async function toolAgentRows(): Promise<BenchRow[]> {
           pass: receivedPerSent <= 1.3,
         },
         { what: `${at}: checkpointer calls per turn`, value: callsPerTurn, unit: "calls" },
+        {
+          what: `${at}: building process, saver heap after ${turns} turns / newest checkpoint's size`,
+          value: heap,
+          unit: "x",
+          ...(turns === 500 ? { target: "<= 10x", pass: heap <= 10 } : {}),
+        },
       );
     }
     return rows;
