@@ -41,7 +41,8 @@ import {
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver } from "../../../src/langgraph";
+import { toBase64 } from "../../../src/converters/base64";
+import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator({ recordRequests: false });
@@ -50,11 +51,16 @@ beforeEach(async () => {
   await emulator.handle.reset();
 });
 
+/** A key for the encrypted runs (its bytes are of no importance to the test). */
+const KEYS = { k1: toBase64(new Uint8Array(32).fill(7)) };
+let encrypted = false;
+
 function studioSaver(keep: "all" | "latest") {
   const { baseUrl, proxyUrl, apiKey } = emulator.handle;
   return new StudioCheckpointSaver({
     client: new StudioClient({ baseUrl, proxyUrl, apiKey }),
     keep,
+    ...(encrypted ? { serde: createEncryptedSerde({ keys: KEYS }) } : {}),
   });
 }
 
@@ -383,4 +389,12 @@ describe("model-based: random agent workloads against a MemorySaver model", () =
       await runWorkload(seed, "latest", 12);
     });
   }
+  it(`keep "all", encrypted (createEncryptedSerde), seed 8`, async () => {
+    encrypted = true;
+    try {
+      await runWorkload(8, "all", 14);
+    } finally {
+      encrypted = false;
+    }
+  });
 });
