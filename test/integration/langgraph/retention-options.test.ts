@@ -136,7 +136,8 @@ describe("ttl", () => {
     expect(await plain.sweep()).toEqual(["idle"]);
     expect(await saver().getTuple({ configurable: { thread_id: "idle" } })).toBeUndefined();
     const kept = await saver().getTuple({ configurable: { thread_id: "read" } });
-    expect((kept?.checkpoint.channel_values.messages as BaseMessage[]).map((m) => m.text)).toEqual([
+    expect(kept).toBeDefined();
+    expect((kept!.checkpoint.channel_values.messages as BaseMessage[]).map((m) => m.text)).toEqual([
       "a",
       "reply to 1 messages",
     ]);
