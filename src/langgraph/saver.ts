@@ -286,7 +286,10 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await this.#threads.delete(threadIdOf(threadId));
+    const id = threadIdOf(threadId);
+    await this.#threads.delete(id);
+    this.#activity.delete(id);
+    this.#touches.delete(id);
   }
 
   /**
@@ -346,6 +349,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       for (const info of expired) {
         await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
         this.#activity.delete(info.threadId);
+        this.#touches.delete(info.threadId);
       }
     }
     return [...new Set(expired.map((info) => info.threadId))];
