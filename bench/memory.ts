@@ -59,6 +59,121 @@ class ToolThenAnswer extends BaseChatModel {
   }
 }
 
+/**
+ * A model for a tool-using agent: every `every`-th question it calls get_weather first, then
+ * answers; other questions it answers at once. Answers in this process (see ToolThenAnswer).
+ */
+class ToolsEvery extends BaseChatModel {
+  constructor(readonly every: number) {
+    super({});
+  }
+
+  _llmType(): string {
+    return "bench-tools-every";
+  }
+
+  override bindTools(): this {
+    return this;
+  }
+
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const questions = messages.filter((m) => HumanMessage.isInstance(m)).length;
+    const message =
+      ToolMessage.isInstance(messages.at(-1)) || questions % this.every !== 0
+        ? new AIMessage(
+            `answer ${messages.length}: mostly sunny tomorrow, light wind from the west.`,
+          )
+        : new AIMessage({
+            content: "",
+            tool_calls: [
+              { id: `call-${messages.length}`, name: "get_weather", args: { city: "Lima" } },
+            ],
+          });
+    return { generations: [{ text: message.text, message }] };
+  }
+}
+
+/**
+ * A createAgent with a ToolNode, tools every `every`-th turn, run for 300 turns on one thread:
+ * bytes the saver sends by turn 100 and 300, bytes it receives, and calls per turn.
+ */
+async function toolAgentTraffic(emulator: EmulatorHandle, every: number, turns: number) {
+  const { client, traffic } = countingClient(emulator);
+  let saver: StudioCheckpointSaver | undefined = new StudioCheckpointSaver({ client });
+  let agent: ReturnType<typeof createAgent> | undefined = createAgent({
+    model: new ToolsEvery(every),
+    tools: [getWeather],
+    checkpointer: saver,
+  });
+  const config = { configurable: { thread_id: `bench-tools-${every}` } };
+  const at = new Map<number, Traffic>();
+  for (let turn = 1; turn <= turns; turn++) {
+    await agent.invoke(
+      { messages: [{ role: "user", content: `question ${turn}: the weather in Lima tomorrow?` }] },
+      config,
+    );
+    if (turn === 100 || turn === 300) at.set(turn, { ...traffic });
+  }
+  // What the building process keeps for the thread: the heap with its saver, less without it.
+  const tuple = await saver.getTuple(config);
+  const newestBytes = (await saver.serde.dumpsTyped(tuple?.checkpoint))[1].byteLength;
+  const withSaver = await heapUsed();
+  saver = undefined;
+  agent = undefined;
+  const heap = (withSaver - (await heapUsed())) / newestBytes;
+  await client.close();
+  const t100 = at.get(100)!;
+  const t300 = at.get(300)!;
+  return {
+    growth: t300.sent / t100.sent,
+    receivedPerSent: t300.received / t300.sent,
+    callsPerTurn: (t300.calls - t100.calls) / 200,
+    heap,
+  };
+}
+
+/** Rows for a tool-using agent (the bytes rows README gives for agents with tools). */
+async function toolAgentRows(): Promise<BenchRow[]> {
+  const emulator = await startEmulator({ recordRequests: false });
+  try {
+    const rows: BenchRow[] = [];
+    for (const [every, label, turns] of [
+      [2, "tools every other turn", 500],
+      [1, "tools every turn", 300],
+    ] as const) {
+      const result = await toolAgentTraffic(emulator, every, turns);
+      const { growth, receivedPerSent, callsPerTurn, heap } = result;
+      const at = `createAgent + ToolNode, ${label}`;
+      rows.push(
+        {
+          what: `${at}: bytes sent writing 300 turns / writing 100 turns`,
+          value: growth,
+          unit: "x",
+          target: "<= 4x",
+          pass: growth <= 4,
+        },
+        {
+          what: `${at}: bytes received / bytes sent by the writer`,
+          value: receivedPerSent,
+          unit: "x",
+          target: "<= 1.3x",
+          pass: receivedPerSent <= 1.3,
+        },
+        { what: `${at}: checkpointer calls per turn`, value: callsPerTurn, unit: "calls" },
+        {
+          what: `${at}: building process, saver heap after ${turns} turns / newest checkpoint's size`,
+          value: heap,
+          unit: "x",
+          ...(turns === 500 ? { target: "<= 10x", pass: heap <= 10 } : {}),
+        },
+      );
+    }
+    return rows;
+  } finally {
+    await emulator.close();
+  }
+}
+
 function studioCalls(emulator: EmulatorHandle): number {
   return emulator.requests.filter((r) => r.path.startsWith("/studio/")).length;
 }
@@ -271,7 +386,11 @@ async function run(): Promise<BenchRow[]> {
       { warmup: 1, rounds: 3, iterations: 3 },
     );
 
-    const rows = [...(await longThreadRows()), ...(await encryptedRows())];
+    const rows = [
+      ...(await longThreadRows()),
+      ...(await toolAgentRows()),
+      ...(await encryptedRows()),
+    ];
     return [
       {
         what: "agent turn (tool call + answer), new thread: checkpointer calls",

@@ -13,13 +13,9 @@
  * is further back than a bounded newest-first read reaches (`READ_WINDOW`), so that a process new
  * to the thread finds every value it needs in the thread's newest messages.
  */
-import type { Version } from "./records";
+import type { Place, Version } from "./records";
 
-/** Where a message is in a thread, as one process counts: messages and characters before it. */
-export interface Place {
-  position: number;
-  offset: number;
-}
+export type { Place } from "./records";
 
 /**
  * How far back a value's whole copy may be: a read of the thread's newest messages, 100 per
@@ -53,6 +49,70 @@ export function appendedItems(base: string, next: string): string | undefined {
   if (next.length <= base.length || next[base.length - 1] !== ",") return undefined;
   if (!next.startsWith(base.slice(0, -1))) return undefined;
   return `[${next.slice(base.length)}`;
+}
+
+/**
+ * When `next` keeps `base`'s first items (at least one) and then differs: where the kept items
+ * end in `base` (`keepChars`, just after the last kept item) and the items that follow them in
+ * `next`, as JSON list text. This is how an agent's `messages` grows on a tool turn: LangChain
+ * serializes a `ToolMessage` differently once it has gone through a model call (its `artifact`
+ * and `metadata`), so the list is not `base` plus items, but `base` with its last item rewritten
+ * plus items. Both texts must be written by `JSON.stringify` (the saver's canonical form), so an
+ * item's text is `JSON.stringify` of the item.
+ */
+export function splicedItems(
+  base: string,
+  next: string,
+): { keepChars: number; items: string } | undefined {
+  if (base[0] !== "[" || next[0] !== "[") return undefined;
+  let before: unknown;
+  let after: unknown;
+  try {
+    before = JSON.parse(base);
+    after = JSON.parse(next);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(before) || !Array.isArray(after)) return undefined;
+  let kept = 0;
+  let keepChars = 1;
+  for (; kept < before.length && kept < after.length; kept++) {
+    const item = JSON.stringify(before[kept]);
+    if (item !== JSON.stringify(after[kept])) break;
+    keepChars += (kept === 0 ? 0 : 1) + item.length;
+  }
+  if (kept === 0 || kept >= after.length) return undefined;
+  return { keepChars, items: JSON.stringify(after.slice(kept)) };
+}
+
+/**
+ * The text of a value stored as a chain: `root` (JSON list text), then each link's items added
+ * after the first `keepChars` characters of the value below it (all of it when undefined).
+ * Built once, back to front, so a long chain costs the size of the result, not its length times.
+ */
+export function chainedItems(
+  root: string,
+  links: readonly { items: string; keepChars?: number | undefined }[],
+): string | undefined {
+  // Lengths without the closing "]", oldest first.
+  const open: number[] = [root.length - 1];
+  for (const link of links) {
+    const below = open.at(-1)!;
+    const kept = link.keepChars ?? below;
+    if (kept > below || kept < 2 || link.items.length < 3) return undefined;
+    open.push(kept + link.items.length - 1);
+  }
+  const segments: string[] = [];
+  let need = open.at(-1)!;
+  for (let i = links.length - 1; i >= 0; i--) {
+    const kept = links[i]!.keepChars ?? open[i]!;
+    if (need > kept) {
+      segments.push(`,${links[i]!.items.slice(1, -1)}`.slice(0, need - kept));
+      need = kept;
+    }
+  }
+  segments.push(root.slice(0, need));
+  return `${segments.reverse().join("")}]`;
 }
 
 /** `base` (JSON list text) with the items of each of `appended` (JSON list texts) added, in order. */

@@ -11,14 +11,16 @@
  * and the newest (the one a bounded read finds).
  */
 import { compareWritesSortKeys, writesSortKey } from "@langchain/langgraph-checkpoint";
-import { type ChainCost, type Place, withItems } from "./channel-values";
+import { type ChainCost, chainedItems, type Place } from "./channel-values";
 import {
   type CheckpointRecord,
   type LoadedValue,
   loadedValue,
   type StoredRecord,
+  type ValueRef,
   type Version,
 } from "./records";
+import { cutParts, joinCut } from "./value-refs";
 
 /** One record's place in the thread (its content lives in the indexes below). */
 export interface RecordEntry {
@@ -42,6 +44,8 @@ export interface WriteEntry {
   idx: number;
   channel: string;
   value: LoadedValue;
+  /** Set while `value` is stored cut around this channel value (`value-refs.ts`). */
+  cut?: ValueRef;
 }
 
 interface BlobEntry {
@@ -49,9 +53,13 @@ interface BlobEntry {
   chars: number;
   /** Set for a whole copy. */
   whole?: LoadedValue;
+  /** Set when the whole copy is stored cut around another channel's value (`value-refs.ts`). */
+  cut?: ValueRef;
   /** Set for appended items: the version they extend and the items' JSON list text. */
   base?: Version;
   items?: string;
+  /** Set when the items follow only the first `keepChars` characters of the base's text. */
+  keepChars?: number;
 }
 
 /** One copy on a value's chain: the version it holds and the record it is in. */
@@ -92,10 +100,12 @@ export class CheckpointLog {
       if ("value" in blob) {
         const whole = loadedValue(blob.value);
         stored = { owner: entry, chars: whole?.data.length ?? 0, whole };
+        if (blob.cut !== undefined && blob.cut.channel !== blob.channel) stored.cut = blob.cut;
       } else {
         if (!("json" in blob.append) || !Array.isArray(blob.append.json)) continue;
         const items = JSON.stringify(blob.append.json);
         stored = { owner: entry, chars: items.length, base: blob.base, items };
+        if (typeof blob.keepChars === "number") stored.keepChars = blob.keepChars;
       }
       this.#addBlob(record.ns, blob.channel, blob.version, stored);
     }
@@ -141,6 +151,7 @@ export class CheckpointLog {
         idx: write.idx,
         channel: write.channel,
         value: loadedValue(write.value),
+        ...(write.cut === undefined ? {} : { cut: write.cut }),
       });
     }
   }
@@ -167,9 +178,18 @@ export class CheckpointLog {
     );
   }
 
-  /** The writes against a checkpoint, in the order live execution applies them. */
+  /**
+   * The writes against a checkpoint, in the order live execution applies them; a value stored cut
+   * around a channel value is whole again (left cut while that value is not read).
+   */
   pendingWrites(ns: string, checkpointId: string): WriteEntry[] {
-    const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])];
+    const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])].map(
+      (write) => {
+        if (!write.cut || !write.value || typeof write.value.data !== "string") return write;
+        const joined = this.#joined(ns, write.cut, write.value.data);
+        return joined === undefined ? write : { ...write, value: { ...write.value, data: joined } };
+      },
+    );
     return entries.sort((a, b) =>
       compareWritesSortKeys(
         writesSortKey(a.taskPath, a.taskId, a.idx),
@@ -189,26 +209,42 @@ export class CheckpointLog {
     let start = cached;
     if (reachedWhole) {
       const { version: rootVersion, blob } = links.at(-1)!;
-      const whole = { value: blob.whole ?? null, root: blob.owner.place, rootChars: blob.chars };
+      let value = blob.whole ?? null;
+      if (blob.cut && value && typeof value.data === "string") {
+        const joined = this.#joined(ns, blob.cut, value.data);
+        if (joined === undefined) return undefined;
+        value = { ...value, data: joined };
+      }
+      const whole = { value, root: blob.owner.place, rootChars: blob.chars };
       start = { version: rootVersion, ...whole, sinceRootChars: 0 };
     }
     if (!start) return undefined;
     if (appendedLinks.length === 0 && start === cached) return cached;
     const data = start.value?.data;
     if (appendedLinks.length > 0 && typeof data !== "string") return undefined;
-    const appended = appendedLinks.map((link) => link.blob.items ?? "[]").reverse();
+    const appended = appendedLinks
+      .map((link) => ({ items: link.blob.items ?? "[]", keepChars: link.blob.keepChars }))
+      .reverse();
+    const text = appendedLinks.length === 0 ? undefined : chainedItems(data as string, appended);
+    if (appendedLinks.length > 0 && text === undefined) return undefined;
     const resolved: ResolvedValue = {
       ...start,
       version,
-      value:
-        appendedLinks.length === 0
-          ? start.value
-          : { type: start.value!.type, data: withItems(data as string, appended) },
+      value: text === undefined ? start.value : { type: start.value!.type, data: text },
       sinceRootChars:
         start.sinceRootChars + appendedLinks.reduce((sum, link) => sum + link.blob.chars, 0),
     };
     this.#resolved.set(key, resolved);
     return resolved;
+  }
+
+  /** `cut` text (`[before, after]` as stored) joined around the value it references. */
+  #joined(ns: string, ref: ValueRef, cut: string): string | undefined {
+    const parts = cutParts(cut);
+    const referenced = this.resolve(ns, ref.channel, ref.version)?.value?.data;
+    if (!parts || typeof referenced !== "string") return undefined;
+    if (ref.keepChars !== undefined && ref.keepChars > referenced.length) return undefined;
+    return joinCut(parts, referenced, ref.keepChars);
   }
 
   /** Remembers a value the caller just stored, so the next step need not rebuild it. */
@@ -220,11 +256,16 @@ export class CheckpointLog {
    * The copies a value is read from, newest version first, down to the first whole copy;
    * undefined while one is not read (or was never stored).
    */
-  chain(ns: string, channel: string, version: Version): ChainLink[] | undefined {
-    return this.#walk(ns, channel, version)?.links.map((link) => ({
-      version: link.version,
-      owner: link.blob.owner,
-    }));
+  chain(ns: string, channel: string, version: Version, depth = 0): ChainLink[] | undefined {
+    const walked = this.#walk(ns, channel, version);
+    if (!walked) return undefined;
+    const links = walked.links.map((link) => ({ version: link.version, owner: link.blob.owner }));
+    // A whole copy cut around another value reads that value's chain too.
+    const cut = walked.links.at(-1)?.blob.cut;
+    if (!cut || !walked.reachedWhole) return links;
+    if (depth > 4) return undefined;
+    const referenced = this.chain(ns, cut.channel, cut.version, depth + 1);
+    return referenced && [...links, ...referenced];
   }
 
   /** From `version` down to a whole copy, or to `stop` (a version already rebuilt). */
@@ -248,15 +289,28 @@ export class CheckpointLog {
     }
   }
 
-  /** The records a checkpoint's values are read from; undefined while one is not read. */
+  /**
+   * The records a checkpoint's values are read from, and the values its writes reference
+   * (`value-refs.ts`); undefined while one is not read.
+   */
   #valueOwners(found: CheckpointEntry): RecordEntry[] | undefined {
     const owners: RecordEntry[] = [];
-    for (const [channel, version] of Object.entries(found.record.versions)) {
+    for (const { channel, version } of this.references(found)) {
       const links = this.chain(found.record.ns, channel, version);
       if (!links) return undefined;
       for (const link of links) owners.push(link.owner);
     }
     return owners;
+  }
+
+  /** The channel values a checkpoint's tuple reads: its own, and those its writes reference. */
+  references(found: CheckpointEntry): { channel: string; version: Version }[] {
+    const { ns, checkpointId, versions } = found.record;
+    const refs = Object.entries(versions).map(([channel, version]) => ({ channel, version }));
+    for (const write of this.#writes.get(writesKey(ns, checkpointId))?.values() ?? []) {
+      if (write.cut) refs.push(write.cut);
+    }
+    return refs;
   }
 
   /**

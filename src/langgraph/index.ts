@@ -29,4 +29,12 @@ export {
   type StudioStoreIndex,
   type StudioStoreTtl,
 } from "../store/store";
-export { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "./saver";
+export {
+  type CheckpointTTL,
+  type DeleteThreadsOptions,
+  type PrunedThread,
+  type PruneOptions,
+  type PruneReport,
+  StudioCheckpointSaver,
+  type StudioCheckpointSaverFields,
+} from "./saver";

@@ -13,17 +13,41 @@ import type { ContentItem, ThreadMessage } from "../api-types";
 import { contentItemText, METADATA_LIMITS } from "../api-types";
 import { fromBase64, toBase64 } from "../converters/base64";
 import { StudioError } from "../errors";
-import type { Place } from "./channel-values";
 
 /** Written into every record; a reader skips records of a format it does not know. */
 export const RECORD_FORMAT = 2;
+/**
+ * The format of a record holding a spliced value (appended items after a cut, `keepChars`) or a
+ * value cut around a reference (`cut`): readers of format 2 alone would read a wrong value, so
+ * they skip it instead.
+ */
+export const SPLICE_FORMAT = 3;
+const READABLE_FORMATS: readonly unknown[] = [RECORD_FORMAT, SPLICE_FORMAT];
 /** Message metadata key naming the kind of record; threads of other tools never carry it. */
 export const RECORD_KIND_KEY = "lc_checkpoint_record";
 /** A record longer than this is split over several messages (the service's limit is unpublished). */
 export const DEFAULT_PART_CHARS = 100_000;
 
+/**
+ * Where a message is in a thread, as one process counts: messages and characters before it.
+ * (Defined here, with the records it places, so that `channel-values.ts` depends on this module
+ * and not the other way round.)
+ */
+export interface Place {
+  position: number;
+  offset: number;
+}
+
 /** A channel version as LangGraph hands it over (this saver makes strings; others make numbers). */
 export type Version = string | number;
+
+/** A reference to a channel's value at a version, of the record's own checkpoint (`value-refs.ts`). */
+export interface ValueRef {
+  channel: string;
+  version: Version;
+  /** Only the first `keepChars` characters of its JSON text (they end after an item). */
+  keepChars?: number | undefined;
+}
 
 /** A serializer's output as stored: JSON stays JSON (readable), anything else base64. */
 export type StoredValue =
@@ -33,11 +57,35 @@ export type StoredValue =
 
 /**
  * One channel's value at one version: the whole value, or (for a JSON list that grew by appending)
- * the items appended to its value at version `base`.
+ * the items appended to its value at version `base`: to all of it, or (`keepChars`, records of
+ * `SPLICE_FORMAT`) to the first `keepChars` characters of its JSON text, which end after an item.
  */
 export type BlobRecord =
-  | { channel: string; version: Version; value: StoredValue }
-  | { channel: string; version: Version; base: Version; append: StoredValue };
+  | {
+      channel: string;
+      version: Version;
+      value: StoredValue;
+      /** Set when `value` is `[before, after]` around this value (`value-refs.ts`). */
+      cut?: ValueRef | undefined;
+    }
+  | {
+      channel: string;
+      version: Version;
+      base: Version;
+      append: StoredValue;
+      keepChars?: number | undefined;
+    };
+
+/** The format a record holding `blobs` (or `writes`) is written in. */
+export function blobsFormat(blobs: readonly (BlobRecord | StoredWrite)[]): number {
+  return blobs.some(
+    (blob) =>
+      ("keepChars" in blob && blob.keepChars !== undefined) ||
+      ("cut" in blob && blob.cut !== undefined),
+  )
+    ? SPLICE_FORMAT
+    : RECORD_FORMAT;
+}
 
 export interface CheckpointRecord {
   kind: "checkpoint";
@@ -65,7 +113,15 @@ export interface WritesRecord {
   checkpointId: string;
   taskId: string;
   taskPath: string;
-  writes: { idx: number; channel: string; value: StoredValue }[];
+  writes: StoredWrite[];
+}
+
+export interface StoredWrite {
+  idx: number;
+  channel: string;
+  value: StoredValue;
+  /** Set when `value` is `[before, after]` around this channel value (`value-refs.ts`). */
+  cut?: ValueRef | undefined;
 }
 
 /** Whole copies of channel values that kept checkpoints need once older records are pruned. */
@@ -255,7 +311,7 @@ function messageText(content: readonly ContentItem[]): string {
 function parseRecord(text: string): StoredRecord | undefined {
   try {
     const value = JSON.parse(text) as Partial<StoredRecord>;
-    if (value.format !== RECORD_FORMAT || typeof value.ns !== "string") return undefined;
+    if (!READABLE_FORMATS.includes(value.format) || typeof value.ns !== "string") return undefined;
     if (value.kind === "values")
       return Array.isArray(value.blobs) ? (value as StoredRecord) : undefined;
     if (value.kind !== "checkpoint" && value.kind !== "writes") return undefined;

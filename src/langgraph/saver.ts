@@ -25,25 +25,30 @@ import {
 import { resolveClient } from "../client/resolve";
 import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
-import { planBlobs, rememberStored } from "./blob-plan";
+import { cutBlobs, cutWrites, planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
-import type { CheckpointLog } from "./checkpoint-log";
+import type { RecordEntry } from "./checkpoint-log";
 import {
+  blobsFormat,
   type CheckpointRecord,
   RECORD_FORMAT,
   recordMessages,
   type StoredRecord,
   type StoredValue,
   storeValue,
+  type ValuesRecord,
   type WritesRecord,
 } from "./records";
-import { planPrune } from "./retention";
+import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
+  type DeleteThreadsOptions,
   matches,
   namespaceOf,
   one,
   type PruneOptions,
+  type PruneReport,
   requireThreadId,
+  retentionCutoff,
   type StudioCheckpointSaverFields,
   saverSettings,
   threadIdOf,
@@ -53,7 +58,14 @@ import { CheckpointThreads } from "./thread-store";
 import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
 
-export type { PruneOptions, StudioCheckpointSaverFields } from "./saver-config";
+export type {
+  CheckpointTTL,
+  DeleteThreadsOptions,
+  PrunedThread,
+  PruneOptions,
+  PruneReport,
+  StudioCheckpointSaverFields,
+} from "./saver-config";
 
 export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #threads: CheckpointThreads;
@@ -64,6 +76,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #values: SerializerProtocol;
   /** Seals and opens records' values for their place when the serde encrypts. */
   readonly #codec: RecordCodec;
+  readonly #ttl: { ms: number; refreshOnRead: boolean } | undefined;
+  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
+  readonly #activity = new Map<string, number>();
+  /** The refresh record this process stored last per thread (deleted with the next one). */
+  readonly #touches = new Map<string, RecordEntry>();
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
@@ -79,6 +96,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     );
     this.#partChars = settings.partChars;
     this.#keep = settings.keep;
+    this.#ttl = settings.ttl;
   }
 
   /**
@@ -108,6 +126,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         ))
       );
     });
+    if (found) await this.#refreshOnRead(threadId);
     return found ?? undefined;
   }
 
@@ -126,6 +145,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     for await (const threadId of threadIds) {
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
+      if (wanted !== undefined) await this.#refreshOnRead(threadId);
       for (const found of window.log.checkpoints(ns)) {
         if (remaining !== undefined && remaining <= 0) return;
         const id = found.record.checkpointId;
@@ -155,18 +175,22 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     const { channel_values: _values, channel_versions: versions = {}, ...rest } = copy;
     // In "latest" mode each checkpoint is whole, so that everything older can be deleted.
     const toStore = this.#keep === "latest" ? versions : newVersions;
+    // Serialized now, all of them before the first await: LangGraph's next step may change the
+    // objects in place (a reducer gives a message its id) while this put is still running.
+    const channels = Object.keys(toStore);
+    const [storedCheckpoint, storedMetadata, ...storedValues] = await Promise.all([
+      this.#values.dumpsTyped(rest),
+      this.#values.dumpsTyped(metadata),
+      ...channels.map((channel) =>
+        channel in values ? this.#values.dumpsTyped(values[channel]) : undefined,
+      ),
+    ]);
     const changed = new Map<string, StoredValue>();
-    for (const channel of Object.keys(toStore)) {
+    for (const [i, channel] of channels.entries()) {
+      const dumped = storedValues[i];
       // A channel that changed to empty is stored as such, so an older value is not read back.
-      changed.set(
-        channel,
-        channel in values
-          ? storeValue(await this.#values.dumpsTyped(values[channel]))
-          : { type: "empty" },
-      );
+      changed.set(channel, dumped ? storeValue(dumped) : { type: "empty" });
     }
-    const storedCheckpoint = storeValue(await this.#values.dumpsTyped(rest));
-    const storedMetadata = storeValue(await this.#values.dumpsTyped(metadata));
     const key = checkpointKey(threadId, ns, checkpoint.id);
     await this.#order.put(key, async (earlyWrites) => {
       const window = this.#threads.cached(threadId);
@@ -180,24 +204,30 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         log: window?.log,
         now: window?.now,
       });
+      const blobs = cutBlobs(plan, window?.log, ns, versions);
       const record: CheckpointRecord = {
         kind: "checkpoint",
-        format: RECORD_FORMAT,
+        format: blobsFormat(blobs),
         threadId,
         ns,
         checkpointId: checkpoint.id,
         parentId,
         versions,
-        checkpoint: storedCheckpoint,
-        metadata: storedMetadata,
-        blobs: plan.blobs,
+        checkpoint: storeValue(storedCheckpoint),
+        metadata: storeValue(storedMetadata),
+        blobs,
         ...(earlyWrites.length > 0 ? { earlyWrites } : {}),
       };
       const entry = await this.#append(threadId, record, `checkpoint ${checkpoint.id}`);
       const log = this.#threads.cached(threadId)?.log;
       if (!entry || !log) return;
       rememberStored(log, ns, plan, entry.place);
-      if (this.#keep === "latest") await this.#deleteSuperseded(threadId, log, ns, checkpoint.id);
+      if (this.#keep === "latest") {
+        await this.#deleteSuperseded(
+          threadId,
+          planSuperseded(log, ns, checkpoint.id, entry.place.position),
+        );
+      }
     });
     return {
       configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id },
@@ -218,48 +248,60 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         "is required to put writes: writes belong to a checkpoint (pass the config put() returned)",
       );
     }
-    const record: WritesRecord = {
-      kind: "writes",
-      format: RECORD_FORMAT,
-      threadId,
-      ns: namespaceOf(config),
-      checkpointId,
-      taskId,
-      taskPath: taskPath ?? "",
-      writes: await Promise.all(
-        writes.map(async ([channel, value], idx) => ({
-          idx: WRITES_IDX_MAP[channel] ?? idx,
-          channel,
-          value: storeValue(await this.#values.dumpsTyped(value)),
-        })),
-      ),
-    };
-    const known = this.#threads.cached(threadId)?.log.checkpoint(record.ns, checkpointId);
+    const ns = namespaceOf(config);
+    // Serialized now: LangGraph may change the objects in place once this call returns.
+    const stored = await Promise.all(
+      writes.map(async ([channel, value], idx) => ({
+        idx: WRITES_IDX_MAP[channel] ?? idx,
+        channel,
+        value: storeValue(await this.#values.dumpsTyped(value)),
+      })),
+    );
+    const known = this.#threads.cached(threadId)?.log.checkpoint(ns, checkpointId);
     await this.#order.write(
-      checkpointKey(threadId, record.ns, checkpointId),
+      checkpointKey(threadId, ns, checkpointId),
       taskId,
       // Empty writes leave nothing a reader could wait for.
       known !== undefined || writes.length === 0,
-      () =>
-        this.#append(
+      () => {
+        // Planned once the checkpoint's own put is done: its values are what a write may hold.
+        const cut = cutWrites(stored, this.#threads.cached(threadId)?.log, ns, checkpointId);
+        const record: WritesRecord = {
+          kind: "writes",
+          format: blobsFormat(cut),
+          threadId,
+          ns,
+          checkpointId,
+          taskId,
+          taskPath: taskPath ?? "",
+          writes: cut,
+        };
+        return this.#append(
           threadId,
           record,
           `the writes of task ${taskId} at checkpoint ${checkpointId}`,
-        ),
+        );
+      },
     );
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await this.#threads.delete(threadIdOf(threadId));
+    const id = threadIdOf(threadId);
+    await this.#threads.delete(id);
+    this.#activity.delete(id);
+    this.#touches.delete(id);
   }
 
   /**
    * Deletes the older checkpoints of each thread: per namespace, all but the `keepLast` newest
    * and those waiting on an interrupt, with their writes. A kept checkpoint that reads a value
-   * through a deleted record first gets a whole copy of it. Costs: the whole thread is read (one
-   * call per 100 messages), one call for the copies, and one call per deleted message.
+   * through a deleted record first gets a whole copy of it. Safe beside a run in another process:
+   * only records this prune read are deleted, and never a write whose checkpoint it has not read
+   * (a step's writes are stored before its checkpoint). Costs: the whole thread is read (one call
+   * per 100 messages), one call for the copies, and one call per deleted message. With `dryRun`,
+   * only the reads: the report says what would be deleted.
    */
-  async prune(threadIds: readonly string[], options: PruneOptions): Promise<void> {
+  async prune(threadIds: readonly string[], options: PruneOptions): Promise<PruneReport> {
     const keepLast = options?.keepLast;
     if (!Number.isInteger(keepLast) || keepLast < 1) {
       throw new StudioValidationError(
@@ -267,45 +309,94 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         `must be an integer of at least 1 (got ${String(keepLast)})`,
       );
     }
+    const dryRun = options.dryRun === true;
+    const report: PruneReport = { dryRun, checkpoints: 0, writes: 0, messages: 0, threads: [] };
     for (const raw of threadIds) {
       const threadId = threadIdOf(raw);
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
       const plan = planPrune(window.log, threadId, keepLast);
-      for (const values of plan.copies) {
-        await this.#append(threadId, values, `copies of the values that kept checkpoints need`);
+      const pruned = prunedThread(threadId, plan.remove);
+      if (!dryRun) {
+        for (const values of plan.copies) {
+          await this.#append(threadId, values, `copies of the values that kept checkpoints need`);
+        }
+        await this.#threads.deleteRecords(threadId, window.serviceThreadId, plan.remove);
       }
-      await this.#threads.deleteRecords(threadId, window.serviceThreadId, plan.remove);
+      report.checkpoints += pruned.checkpoints.length;
+      report.writes += pruned.writes;
+      report.messages += pruned.messages;
+      report.threads.push(pruned);
     }
+    return report;
   }
 
   /**
    * Deletes every LangGraph thread (of the account, or of `datasetId`) whose newest message is
-   * older than `olderThan`: the time-to-live the service does not have. Costs: one call per 100
-   * threads of the account, one per checkpoint thread, one per deleted thread. Returns the
-   * deleted `thread_id`s.
+   * older than `olderThan` (a Date) or `maxAgeMs` (an age); without options, older than the
+   * saver's `ttl`. The time-to-live the service does not have. Costs: one call per 100 threads of
+   * the account, one per checkpoint thread, one per deleted thread. Returns the deleted (with
+   * `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
    */
-  async deleteThreads(options: { olderThan: Date | number }): Promise<string[]> {
-    const cutoff =
-      options?.olderThan instanceof Date ? options.olderThan.getTime() : options?.olderThan;
-    if (typeof cutoff !== "number" || !Number.isFinite(cutoff)) {
-      throw new StudioValidationError(
-        "olderThan",
-        `must be a Date or a time in milliseconds (got ${String(options?.olderThan)})`,
-      );
-    }
+  async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {
+    const cutoff = retentionCutoff(options, this.#ttl?.ms, Date.now());
     const expired = [];
     for await (const info of this.#threads.checkpointThreads(true)) {
       if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
     }
-    // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
-    for (const info of expired) {
-      await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+    if (options?.dryRun !== true) {
+      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
+      for (const info of expired) {
+        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+        this.#activity.delete(info.threadId);
+        this.#touches.delete(info.threadId);
+      }
     }
     return [...new Set(expired.map((info) => info.threadId))];
   }
 
+  /**
+   * Deletes the threads the saver's `ttl` has expired (see `deleteThreads` for the cost); with
+   * `dryRun`, only lists them.
+   */
+  async sweep(options: { dryRun?: boolean | undefined } = {}): Promise<string[]> {
+    if (!this.#ttl) {
+      throw new StudioValidationError(
+        "ttl",
+        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
+      );
+    }
+    return this.deleteThreads({ maxAgeMs: this.#ttl.ms, dryRun: options?.dryRun });
+  }
+
+  /**
+   * `ttl.refreshOnRead`: a read counts as activity. The service keeps no read times, so a small
+   * record is stored (at most once per tenth of the TTL per thread and process) and this process's
+   * previous one deleted; prune and `keep: "latest"` delete stale ones like any "values" record.
+   */
+  async #refreshOnRead(threadId: string): Promise<void> {
+    const ttl = this.#ttl;
+    if (!ttl?.refreshOnRead) return;
+    const last = this.#activity.get(threadId);
+    if (last !== undefined && Date.now() - last < ttl.ms / 10) return;
+    const touch: ValuesRecord = {
+      kind: "values",
+      format: RECORD_FORMAT,
+      threadId,
+      ns: "",
+      blobs: [],
+    };
+    const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
+    const previous = this.#touches.get(threadId);
+    if (entry) this.#touches.set(threadId, entry);
+    const window = this.#threads.cached(threadId);
+    if (previous && window) {
+      await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
+    }
+  }
+
   async #append(threadId: string, record: StoredRecord, what: string) {
+    this.#activity.set(threadId, Date.now());
     const stored = await this.#codec.seal(threadId, record);
     return this.#threads.append(threadId, record, recordMessages(stored, this.#partChars), what);
   }
@@ -315,17 +406,9 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * be deleted stays in the log and is tried again after the next `put`; it never hides the new
    * checkpoint (the latest is the greatest id), so the `put` itself has succeeded.
    */
-  async #deleteSuperseded(
-    threadId: string,
-    log: CheckpointLog,
-    ns: string,
-    checkpointId: string,
-  ): Promise<void> {
+  async #deleteSuperseded(threadId: string, superseded: RecordEntry[]): Promise<void> {
     const window = this.#threads.cached(threadId);
     if (!window) return;
-    const superseded = [...log.entries()].filter(
-      (entry) => entry.ns === ns && entry.checkpointId !== checkpointId,
-    );
     try {
       await this.#threads.deleteRecords(threadId, window.serviceThreadId, superseded);
     } catch {

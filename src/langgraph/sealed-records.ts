@@ -21,6 +21,7 @@ import {
   type StoredValue,
   storeValue,
 } from "./records";
+import { refTag } from "./value-refs";
 
 /** How records are turned into what is stored, and back. */
 export interface RecordCodec {
@@ -78,11 +79,26 @@ async function mapValues(
       list.map(async (blob): Promise<BlobRecord> => {
         const place = { threadId, checkpointNs, channel: blob.channel, version: blob.version };
         return "value" in blob
-          ? { ...blob, value: await convert(channelValueContext(place), blob.value) }
+          ? {
+              ...blob,
+              value: await convert(
+                channelValueContext(
+                  blob.cut === undefined ? place : { ...place, base: refTag(blob.cut) },
+                ),
+                blob.value,
+              ),
+            }
           : {
               ...blob,
+              // A cut is part of what the value is: bound in with the version it extends.
               append: await convert(
-                channelValueContext({ ...place, base: blob.base }),
+                channelValueContext({
+                  ...place,
+                  base:
+                    blob.keepChars === undefined
+                      ? blob.base
+                      : `${String(blob.base)}#${blob.keepChars}`,
+                }),
                 blob.append,
               ),
             };
@@ -111,6 +127,8 @@ async function mapValues(
       const writes = await Promise.all(
         record.writes.map(async (write) => {
           const place = { threadId, checkpointNs, checkpointId, taskId, ...write };
+          // A reference is part of what the value is: bound in with its channel.
+          if (write.cut !== undefined) place.channel = `${write.channel} ${refTag(write.cut)}`;
           return { ...write, value: await convert(pendingWriteContext(place), write.value) };
         }),
       );

@@ -17,6 +17,8 @@ import { messageChars, type RecordMessage, RecordReader, type StoredRecord } fro
 
 /** Messages per listing call (the service's maximum). */
 export const PAGE = 100;
+/** Own messages remembered so that a listing that returns them anyway does not add them twice. */
+const MAX_OWN = 1_000;
 
 export class ThreadWindow {
   readonly log = new CheckpointLog();
@@ -119,15 +121,32 @@ export class ThreadWindow {
     if (read) this.log.add(await this.open(read.record), read.place, read.messageIds);
   }
 
-  /** Adds a record this process has just stored (as the log keeps it), in the messages sent. */
+  /**
+   * Adds a record this process has just stored (as the log keeps it), in the messages sent. Once
+   * the window has been read, the next catch-up starts after them: the writer does not download
+   * its own records again (the service already echoed each one). Another process's records stored
+   * after them are found by that catch-up; one stored between this process's read and its own
+   * write (two runs on one thread at once, which LangGraph does not support) is read by every
+   * other process, and by this one when its window is next read from the newest messages.
+   */
   appended(record: StoredRecord, sent: RecordMessage[], stored: ThreadMessage[]): RecordEntry {
     const place = { ...this.#next };
     for (const [i, message] of stored.entries()) {
-      this.#own.set(message.id, { ...this.#next });
+      const at = { ...this.#next };
+      this.#own.set(message.id, at);
+      if (this.started && (!this.#top || at.position > this.#top.place.position)) {
+        this.#top = { id: message.id, place: at };
+      }
       this.#next = {
         position: this.#next.position + 1,
         offset: this.#next.offset + (sent[i]?.content.length ?? 0),
       };
+    }
+    // Own messages listed anyway (their creation raced) are recognised for a while, not forever.
+    while (this.#own.size > MAX_OWN) {
+      const oldest = this.#own.keys().next().value;
+      if (oldest === undefined) break;
+      this.#own.delete(oldest);
     }
     return this.log.add(
       record,

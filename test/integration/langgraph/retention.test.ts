@@ -180,8 +180,8 @@ describe("deleteThreads", () => {
       sessionId: "chat",
     }).getMessages();
     expect(history).toHaveLength(1);
-    await expect(checkpointer.deleteThreads({ olderThan: Number.NaN })).rejects.toThrow(
-      expect.objectContaining({ field: "olderThan" }),
-    );
+    await expect(
+      checkpointer.deleteThreads({ olderThan: Number.NaN as unknown as Date }),
+    ).rejects.toThrow(expect.objectContaining({ field: "olderThan" }));
   });
 });

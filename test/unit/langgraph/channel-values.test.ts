@@ -2,9 +2,11 @@ import { compareChannelVersions, maxChannelVersion } from "@langchain/langgraph-
 import { describe, expect, it } from "vitest";
 import {
   appendedItems,
+  chainedItems,
   mayAppend,
   nextVersion,
   READ_WINDOW,
+  splicedItems,
   withItems,
   withinReadWindow,
 } from "../../../src/langgraph/channel-values";
@@ -78,5 +80,54 @@ describe("the read window", () => {
     expect(mayAppend(chain(5, 0, 1_000, 900), 100, now, 2_000)).toBe(true);
     expect(mayAppend(chain(5, 0, 1_000, 900), 101, now, 2_000)).toBe(false);
     expect(mayAppend(chain(10 - READ_WINDOW.messages, 0, 1_000, 0), 1, now, 2_000)).toBe(false);
+  });
+});
+
+describe("splicedItems / chainedItems", () => {
+  it("keeps the first items that did not change and stores the rest (a tool turn's rewritten message)", () => {
+    const tool = { type: "tool", artifact: { lc: 2, type: "undefined" }, content: "sunny" };
+    const base = JSON.stringify(["question", { calls: [1] }, tool]);
+    const rewritten = { type: "tool", content: "sunny", metadata: { v: 1 } };
+    const next = JSON.stringify(["question", { calls: [1] }, rewritten, "answer"]);
+    expect(appendedItems(base, next)).toBeUndefined();
+    const spliced = splicedItems(base, next);
+    expect(spliced).toEqual({
+      keepChars: JSON.stringify(["question", { calls: [1] }]).length - 1,
+      items: JSON.stringify([rewritten, "answer"]),
+    });
+    expect(chainedItems(base, [spliced!])).toBe(next);
+    // Nothing kept, or nothing added after the kept items: not a splice (stored whole).
+    expect(splicedItems(base, JSON.stringify(["other", "answer"]))).toBeUndefined();
+    expect(splicedItems(base, JSON.stringify(["question"]))).toBeUndefined();
+  });
+
+  it("rebuilds a chain of appends and splices as applying them one by one does", () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 50; round++) {
+      let list: unknown[] = [{ id: 0, text: "root" }];
+      const root = JSON.stringify(list);
+      const links: { items: string; keepChars?: number }[] = [];
+      for (let step = 0; step < 12; step++) {
+        const before = JSON.stringify(list);
+        const keep = random() < 0.5 ? list.length : 1 + Math.floor(random() * list.length);
+        const added = Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => ({
+          id: `${step}-${i}`,
+          text: "x,]".repeat(Math.floor(random() * 4)),
+        }));
+        list = [...list.slice(0, keep), ...added];
+        const after = JSON.stringify(list);
+        const link =
+          keep === list.length - added.length && appendedItems(before, after) !== undefined
+            ? { items: appendedItems(before, after)! }
+            : splicedItems(before, after)!;
+        expect(link).toBeDefined();
+        links.push(link);
+        expect(chainedItems(root, links)).toBe(after);
+      }
+    }
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { planBlobs } from "../../../src/langgraph/blob-plan";
 import { READ_WINDOW } from "../../../src/langgraph/channel-values";
 import { CheckpointLog } from "../../../src/langgraph/checkpoint-log";
-import { planPrune } from "../../../src/langgraph/retention";
+import { blobsFormat, SPLICE_FORMAT } from "../../../src/langgraph/records";
+import { planPrune, planSuperseded, prunedThread } from "../../../src/langgraph/retention";
 import { appended, at, checkpointRecord, whole, writesRecord } from "./builders";
 
 const value = (json: unknown) => ({ type: "json", json });
@@ -37,6 +38,35 @@ describe("planBlobs", () => {
       now: at(3),
     });
     expect(plan.blobs).toEqual([appended("m", "v2", "v1", ["c"]), whole("n", "n2", "y")]);
+  });
+
+  it("stores a list whose last items changed as the items after those kept (a tool turn), and reads it back", () => {
+    const log = logWithParent();
+    const plan = planBlobs({
+      ns: "",
+      versions: { m: "v2" },
+      changed: new Map([["m", value(["a", "B", "c"])]]),
+      parentVersions: { m: "v1" },
+      log,
+      now: at(3),
+    });
+    expect(plan.blobs).toEqual([
+      {
+        channel: "m",
+        version: "v2",
+        base: "v1",
+        keepChars: '["a"'.length,
+        append: value(["B", "c"]),
+      },
+    ]);
+    expect(blobsFormat(plan.blobs)).toBe(SPLICE_FORMAT);
+    // Another process reads the record: the value is the one stored.
+    log.add(
+      checkpointRecord({ checkpointId: "c2", versions: { m: "v2" }, blobs: plan.blobs }),
+      at(3),
+      ["3"],
+    );
+    expect(log.resolve("", "m", "v2")?.value?.data).toBe(JSON.stringify(["a", "B", "c"]));
   });
 
   it("stores whole what changed otherwise, or whose appended parts outgrow the whole copy", () => {
@@ -142,6 +172,40 @@ describe("planPrune", () => {
       },
     ]);
     expect(plan.remove.map((entry) => entry.messageIds[0])).toEqual(["4", "3", "2", "1"]);
+  });
+
+  it("keeps the writes of a checkpoint still on its way (stored before it), drops orphans older than all kept", () => {
+    const log = history();
+    const early = writesRecord({
+      checkpointId: "c5",
+      taskId: "ask",
+      writes: [{ idx: -3, channel: "__interrupt__", value: value({ question: "ok?" }) }],
+    });
+    log.add(early, at(20), ["20"]);
+    log.add(writesRecord({ checkpointId: "c0", taskId: "lost" }), at(21), ["21"]);
+    const plan = planPrune(log, "t", 2);
+    const removed = plan.remove.map((entry) => entry.messageIds[0]);
+    expect(removed).not.toContain("20");
+    expect(removed).toContain("21");
+    expect(prunedThread("t", plan.remove)).toEqual({
+      threadId: "t",
+      checkpoints: [
+        { checkpointNs: "", checkpointId: "c2" },
+        { checkpointNs: "", checkpointId: "c1" },
+      ],
+      writes: 3,
+      messages: 5,
+    });
+  });
+
+  it('keep: "latest" deletes older checkpoints and their writes, never newer ids or copies above it', () => {
+    const log = history();
+    log.add(writesRecord({ checkpointId: "c5", taskId: "early" }), at(20), ["20"]);
+    log.add({ kind: "values", format: 2, threadId: "t", ns: "", blobs: [] }, at(21), ["21"]);
+    log.add(writesRecord({ ns: "child", checkpointId: "c1" }), at(22), ["22"]);
+    const removed = planSuperseded(log, "", "c3", 7).map((entry) => entry.messageIds[0]);
+    // c1, c2 and their writes; c3's own writes (6), c4 and c5's early writes stay.
+    expect(removed).toEqual(["4", "3", "2", "1"]);
   });
 
   it("keeps a checkpoint waiting on an interrupt, whatever its age", () => {

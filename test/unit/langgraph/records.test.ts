@@ -7,6 +7,7 @@ import {
   RECORD_KIND_KEY,
   RecordReader,
   recordMessages,
+  SPLICE_FORMAT,
   splitText,
   storeValue,
 } from "../../../src/langgraph/records";
@@ -153,7 +154,8 @@ describe("recordMessages and RecordReader", () => {
     expect(
       reader.read(message("{not json", { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
     ).toBeUndefined();
-    for (const format of [RECORD_FORMAT - 1, RECORD_FORMAT + 1]) {
+    // (Format 3 is a record holding spliced values: readable, see the splice tests.)
+    for (const format of [RECORD_FORMAT - 1, SPLICE_FORMAT + 1]) {
       const other = JSON.stringify({ ...checkpointRecord(), format });
       expect(
         reader.read(message(other, { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
