@@ -15,10 +15,28 @@ const emulator = useEmulator();
 const clients: StudioClient[] = [];
 
 /** A new client, as a new process would have. */
-function client(): StudioClient {
-  const c = new StudioClient({ baseUrl: emulator.handle.baseUrl, apiKey: emulator.handle.apiKey });
+function client(fetch?: typeof globalThis.fetch): StudioClient {
+  const c = new StudioClient({
+    baseUrl: emulator.handle.baseUrl,
+    apiKey: emulator.handle.apiKey,
+    ...(fetch && { fetch }),
+  });
   clients.push(c);
   return c;
+}
+
+/** A promise-returning gate that opens once `count` callers are waiting at it. */
+function barrier(count: number): () => Promise<void> {
+  let arrived = 0;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return () => {
+    arrived += 1;
+    if (arrived >= count) open();
+    return opened;
+  };
 }
 
 function threadLists() {
@@ -100,12 +118,38 @@ describe("StudioChatMessageHistory with a sessionId", () => {
   it("two processes writing the first turn of a new session at once end in one thread with every message", async () => {
     for (let round = 0; round < 5; round++) {
       const sessionId = `race-${round}`;
-      const a = new StudioChatMessageHistory({ client: client(), sessionId, confirmDelayMs: 0 });
-      const b = new StudioChatMessageHistory({ client: client(), sessionId, confirmDelayMs: 0 });
+      // Each process's session create waits until both have looked the session up and found
+      // nothing, so every round is a real race (on a loaded machine one process could otherwise
+      // finish before the other looks).
+      const bothLookedUp = barrier(2);
+      let gated = 0;
+      const racing: typeof globalThis.fetch = async (input, init) => {
+        const body = typeof init?.body === "string" ? init.body : "";
+        if (
+          init?.method === "POST" &&
+          String(input).endsWith("/v1/threads") &&
+          body.includes("lc_session")
+        ) {
+          gated += 1;
+          await bothLookedUp();
+        }
+        return globalThis.fetch(input, init);
+      };
+      const a = new StudioChatMessageHistory({
+        client: client(racing),
+        sessionId,
+        confirmDelayMs: 0,
+      });
+      const b = new StudioChatMessageHistory({
+        client: client(racing),
+        sessionId,
+        confirmDelayMs: 0,
+      });
       await Promise.all([
         a.addMessages([new HumanMessage(`a1-${round}`), new AIMessage(`a2-${round}`)]),
         b.addMessages([new HumanMessage(`b1-${round}`), new AIMessage(`b2-${round}`)]),
       ]);
+      expect(gated).toBe(2);
       expect(a.threadId).toBe(b.threadId);
       expect(await sessionThreads(sessionId)).toEqual([a.threadId]);
       const texts = (await a.getMessages()).map((m) => String(m.content));
