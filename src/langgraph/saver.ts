@@ -41,6 +41,7 @@ import {
 } from "./records";
 import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
+  checkedKeepLast,
   type DeleteThreadsOptions,
   matches,
   namespaceOf,
@@ -94,7 +95,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       settings.maxCachedThreads,
       this.#codec,
     );
-    this.#partChars = settings.partChars;
+    this.#partChars = settings.maxMessageChars;
     this.#keep = settings.keep;
     this.#ttl = settings.ttl;
   }
@@ -302,13 +303,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * only the reads: the report says what would be deleted.
    */
   async prune(threadIds: readonly string[], options: PruneOptions): Promise<PruneReport> {
-    const keepLast = options?.keepLast;
-    if (!Number.isInteger(keepLast) || keepLast < 1) {
-      throw new StudioValidationError(
-        "keepLast",
-        `must be an integer of at least 1 (got ${String(keepLast)})`,
-      );
-    }
+    const keepLast = checkedKeepLast(options);
     const dryRun = options.dryRun === true;
     const report: PruneReport = { dryRun, checkpoints: 0, writes: 0, messages: 0, threads: [] };
     for (const raw of threadIds) {
