@@ -7,8 +7,12 @@
  * and imported into Web Crypto on first use. Errors name the key id, never the key.
  */
 
+import * as z from "zod/v4/mini";
 import { fromBase64 } from "../converters/base64";
-import { StudioValidationError } from "../errors";
+import { parseFields } from "../threads/fields";
+import { useEnglishMessages } from "../zod-locale";
+
+useEnglishMessages();
 
 /** Web Crypto's `CryptoKey` (named from `crypto.subtle`: the DOM types are not loaded). */
 export type CryptoKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
@@ -31,36 +35,13 @@ export const MAX_KEY_ID_BYTES = 255;
 
 export class KeyRing {
   readonly activeKeyId: string;
-  readonly #sources = new Map<string, CryptoKey | Uint8Array>();
+  readonly #sources: ReadonlyMap<string, CryptoKey | Uint8Array>;
   readonly #imported = new Map<string, Promise<CryptoKey>>();
 
   constructor(options: KeyRingOptions) {
-    if (typeof options !== "object" || options === null) {
-      throw new StudioValidationError("keys", "must be an object of keys by id");
-    }
-    const { keys, activeKeyId } = options;
-    if (typeof keys !== "object" || keys === null || Object.keys(keys).length === 0) {
-      throw new StudioValidationError("keys", "must hold at least one key, by id: { k1: key }");
-    }
-    for (const [id, key] of Object.entries(keys)) {
-      checkKeyId(keyField(id), id);
-      this.#sources.set(id, checkedKey(keyField(id), key));
-    }
-    const ids = [...this.#sources.keys()];
-    if (activeKeyId === undefined && ids.length > 1) {
-      throw new StudioValidationError(
-        "activeKeyId",
-        `is required with several keys: name the one new values are encrypted with (one of ${ids.map((id) => `"${id}"`).join(", ")})`,
-      );
-    }
-    const active = activeKeyId ?? ids[0]!;
-    if (!this.#sources.has(active)) {
-      throw new StudioValidationError(
-        "activeKeyId",
-        `names no key ("${active}"); the keys are ${ids.map((id) => `"${id}"`).join(", ")}`,
-      );
-    }
-    this.activeKeyId = active;
+    const ring = parseFields(keyRingSchema, options, "keys");
+    this.#sources = ring.sources;
+    this.activeKeyId = ring.activeKeyId;
   }
 
   /** Every key id the ring holds. */
@@ -90,9 +71,9 @@ export class KeyRing {
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder("utf-8");
 
-/** The field naming a key id in errors: `keys.<id>`, escaped when the id is not well formed. */
-function keyField(id: string): string {
-  return `keys.${roundTrips(id) ? id : JSON.stringify(id).slice(1, -1)}`;
+/** A key id as errors name it (`keys.<id>`), escaped when the id is not well formed. */
+function idInField(id: string): string {
+  return roundTrips(id) ? id : JSON.stringify(id).slice(1, -1);
 }
 
 /** Whether `id` reads back the same from its UTF-8 bytes (a lone surrogate does not). */
@@ -100,46 +81,41 @@ function roundTrips(id: string): boolean {
   return fromUtf8.decode(utf8.encode(id)) === id;
 }
 
-function checkKeyId(field: string, id: string): void {
+/** What is wrong with a key id, if anything. */
+function keyIdProblem(id: string): string | undefined {
   if (!roundTrips(id)) {
-    throw new StudioValidationError(
-      field,
-      'is not well-formed text (it holds a lone surrogate): it is stored as UTF-8 beside each value and would read back as another id, so nothing written under it could be read. Use plain text such as "2025-06"',
-    );
+    return 'is not well-formed text (it holds a lone surrogate): it is stored as UTF-8 beside each value and would read back as another id, so nothing written under it could be read. Use plain text such as "2025-06"';
   }
   const bytes = utf8.encode(id).length;
   if (bytes === 0 || bytes > MAX_KEY_ID_BYTES) {
-    throw new StudioValidationError(
-      field,
-      `key ids must be 1 to ${MAX_KEY_ID_BYTES} bytes of UTF-8 (got ${bytes})`,
-    );
+    return `key ids must be 1 to ${MAX_KEY_ID_BYTES} bytes of UTF-8 (got ${bytes})`;
   }
+  return undefined;
 }
 
 /** Hex of a 128, 192 or 256-bit key (also valid base64, which decodes to other bytes). */
 const HEX_KEY = /^(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{48}|[0-9a-fA-F]{64})$/;
 
-function checkedKey(field: string, key: unknown): CryptoKey | Uint8Array {
+/** A key as the ring keeps it (raw bytes, or a usable CryptoKey), or what is wrong with it. */
+function keySource(key: unknown): { source: CryptoKey | Uint8Array } | { problem: string } {
   if (typeof key === "string") {
     // Refused rather than read as hex: 32 hex digits are also the base64 of 24 other bytes, so
     // either reading would silently be a different key for some tool sharing the data.
     if (HEX_KEY.test(key)) {
-      throw new StudioValidationError(
-        field,
-        `looks like hex (${key.length} hex digits); keys are base64 of the raw key bytes. Convert it once, e.g. Buffer.from(hexKey, "hex").toString("base64"), and pass that`,
-      );
+      return {
+        problem: `looks like hex (${key.length} hex digits); keys are base64 of the raw key bytes. Convert it once, e.g. Buffer.from(hexKey, "hex").toString("base64"), and pass that`,
+      };
     }
     const bytes = fromBase64(key);
     if (bytes === undefined) {
-      throw new StudioValidationError(field, "is a string that is not base64 (of a raw AES key)");
+      return { problem: "is a string that is not base64 (of a raw AES key)" };
     }
     if (!RAW_KEY_BYTES.has(bytes.length)) {
-      throw new StudioValidationError(
-        field,
-        `decodes to ${bytes.length} bytes; an AES key is 16, 24 or 32 bytes (make one with crypto.getRandomValues(new Uint8Array(32)))`,
-      );
+      return {
+        problem: `decodes to ${bytes.length} bytes; an AES key is 16, 24 or 32 bytes (make one with crypto.getRandomValues(new Uint8Array(32)))`,
+      };
     }
-    return bytes;
+    return { source: bytes };
   }
   if (isCryptoKey(key)) {
     const usable =
@@ -147,18 +123,88 @@ function checkedKey(field: string, key: unknown): CryptoKey | Uint8Array {
       key.usages.includes("encrypt") &&
       key.usages.includes("decrypt");
     if (!usable) {
-      throw new StudioValidationError(
-        field,
-        `must be an AES-GCM CryptoKey usable to encrypt and decrypt (got ${key.algorithm.name}, usages ${key.usages.join(", ") || "none"})`,
-      );
+      return {
+        problem: `must be an AES-GCM CryptoKey usable to encrypt and decrypt (got ${key.algorithm.name}, usages ${key.usages.join(", ") || "none"})`,
+      };
     }
-    return key;
+    return { source: key };
   }
-  throw new StudioValidationError(
-    field,
-    `must be a CryptoKey for AES-GCM or the base64 of a raw key (got ${key === null ? "null" : typeof key})`,
-  );
+  return {
+    problem: `must be a CryptoKey for AES-GCM or the base64 of a raw key (got ${key === null ? "null" : typeof key})`,
+  };
 }
+
+/** `keys`: every id and key checked, in order (the first bad one is named), kept by id. */
+const keysSchema = z.pipe(
+  z.custom<Record<string, unknown>>(
+    (keys) => typeof keys === "object" && keys !== null && Object.keys(keys).length > 0,
+    { error: "must hold at least one key, by id: { k1: key }" },
+  ),
+  z.transform((keys, ctx) => {
+    const sources = new Map<string, CryptoKey | Uint8Array>();
+    for (const [id, key] of Object.entries(keys)) {
+      const checked = keySource(key);
+      const problem = keyIdProblem(id) ?? ("problem" in checked ? checked.problem : undefined);
+      if (problem !== undefined || !("source" in checked)) {
+        // The path is the id as errors show it: escaped when it is not well formed.
+        ctx.issues.push({ code: "custom", input: key, path: [idInField(id)], message: problem! });
+        return z.NEVER;
+      }
+      sources.set(id, checked.source);
+    }
+    return sources;
+  }),
+);
+
+/**
+ * The ring's options, read as `options.keys` and `options.activeKeyId` (the encrypted serde's
+ * other options pass by), checked, and resolved to the keys by id and the active id.
+ */
+const keyRingSchema = z.pipe(
+  z.pipe(
+    z.custom<Partial<KeyRingOptions>>(
+      (options) => typeof options === "object" && options !== null,
+      { error: "must be an object of keys by id" },
+    ),
+    // Checked next, whatever they hold: the object schema names the one at fault.
+    z.transform(
+      ({ keys, activeKeyId }): { keys: Record<string, unknown>; activeKeyId?: string } => ({
+        keys: keys as Record<string, unknown>,
+        activeKeyId,
+      }),
+    ),
+  ),
+  z.pipe(
+    z.object({ keys: keysSchema, activeKeyId: z.optional(z.custom<string>()) }),
+    z.transform(({ keys: sources, activeKeyId }, ctx) => {
+      const ids = [...sources.keys()];
+      const listed = ids.map((id) => `"${id}"`).join(", ");
+      if (activeKeyId === undefined && ids.length > 1) {
+        ctx.issues.push({
+          code: "custom",
+          input: activeKeyId,
+          path: ["activeKeyId"],
+          message: `is required with several keys: name the one new values are encrypted with (one of ${listed})`,
+        });
+        return z.NEVER;
+      }
+      const active = activeKeyId ?? ids[0]!;
+      if (!sources.has(active)) {
+        ctx.issues.push({
+          code: "custom",
+          input: activeKeyId,
+          path: ["activeKeyId"],
+          message: `names no key ("${active}"); the keys are ${listed}`,
+        });
+        return z.NEVER;
+      }
+      return {
+        sources: sources as ReadonlyMap<string, CryptoKey | Uint8Array>,
+        activeKeyId: active,
+      };
+    }),
+  ),
+);
 
 /** Checked by shape: `instanceof CryptoKey` fails across realms (a worker's key, a test's VM). */
 function isCryptoKey(value: unknown): value is CryptoKey {

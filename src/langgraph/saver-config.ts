@@ -4,9 +4,15 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import * as z from "zod/v4/mini";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
+import { integerAtLeast, nonEmptyString, parseFields } from "../threads/fields";
+import { checkField } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_PART_CHARS } from "./records";
+
+useEnglishMessages();
 
 export type StudioCheckpointSaverFields = StudioClientFields & {
   /** Keep the checkpoint threads among this dataset's threads (and look them up there only). */
@@ -88,48 +94,81 @@ export interface PruneReport {
 
 const DEFAULT_CACHED_THREADS = 100;
 
-/** The saver's fields checked (naming the field at fault) and defaulted. */
-export function saverSettings(fields: StudioCheckpointSaverFields) {
-  const {
-    datasetId,
-    serde: _serde,
-    maxMessageChars,
-    maxCachedThreads,
-    keep,
-    ttl,
-    ...clientFields
-  } = fields;
-  if (datasetId !== undefined && (typeof datasetId !== "string" || datasetId === "")) {
-    throw new StudioValidationError("datasetId", "must be a non-empty string");
-  }
-  checkInteger("maxMessageChars", maxMessageChars, 1_000);
-  checkInteger("maxCachedThreads", maxCachedThreads, 1);
-  if (keep !== undefined && keep !== "all" && keep !== "latest") {
-    throw new StudioValidationError("keep", `must be "all" or "latest" (got ${String(keep)})`);
+/** `message (got <value as written>)`, the wording the saver's checks have always had. */
+const got = (message: string) => (issue: { input?: unknown }) =>
+  `${message} (got ${String(issue.input)})`;
+
+const defaultTTLError = got("must be a positive number of minutes, as in LangGraph's Redis saver");
+
+/**
+ * `ttl`, read as `ttl?.defaultTTL` always was (a `ttl` of null or of another type names
+ * `ttl.defaultTTL`), checked, and turned into what the saver runs with.
+ */
+const ttlSchema = z.pipe(
+  z.pipe(
+    z.transform((ttl: unknown): CheckpointTTL => {
+      const given = ttl as Partial<CheckpointTTL> | null;
+      return {
+        defaultTTL: given?.defaultTTL as number,
+        refreshOnRead: given?.refreshOnRead,
+      };
+    }),
+    z.object({
+      defaultTTL: z.custom<number>(
+        (minutes) => typeof minutes === "number" && Number.isFinite(minutes) && minutes > 0,
+        { error: defaultTTLError },
+      ),
+      refreshOnRead: z.optional(z.boolean({ error: "must be true or false" })),
+    }),
+  ),
+  z.transform((ttl) => ({
+    ms: ttl.defaultTTL * 60_000,
+    refreshOnRead: ttl.refreshOnRead === true,
+  })),
+);
+
+/** The saver's own fields, in the order they are checked (the first bad one is named). */
+const saverFieldsSchema = z.object({
+  datasetId: z.optional(nonEmptyString()),
+  maxMessageChars: z._default(
+    integerAtLeast(1_000, "must be an integer of at least 1000"),
+    DEFAULT_PART_CHARS,
+  ),
+  maxCachedThreads: z._default(
+    integerAtLeast(1, "must be an integer of at least 1"),
+    DEFAULT_CACHED_THREADS,
+  ),
+  keep: z._default(z.enum(["all", "latest"], { error: got('must be "all" or "latest"') }), "all"),
+  ttl: z.optional(ttlSchema),
+  /** Handed to LangGraph's base class as it is. */
+  serde: z.optional(z.custom<SerializerProtocol>()),
+});
+
+/**
+ * The saver's own field names, read from the schema: a field added there is checked and kept out
+ * of the client's options without a second list to forget.
+ */
+const SAVER_KEYS: ReadonlySet<string> = new Set(Object.keys(saverFieldsSchema.shape));
+
+/** What the saver runs with: its fields checked and defaulted, and the client's options. */
+export type SaverSettings = z.output<typeof saverFieldsSchema> & {
+  clientFields: StudioClientFields;
+};
+
+/**
+ * The saver's fields checked (naming the field at fault) and defaulted.
+ * @throws StudioValidationError naming the field (e.g. "ttl.defaultTTL") and what it must be.
+ */
+export function saverSettings(fields: StudioCheckpointSaverFields): SaverSettings {
+  const own: Record<string, unknown> = {};
+  const clientFields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    (SAVER_KEYS.has(key) ? own : clientFields)[key] = value;
   }
   return {
-    clientFields,
-    datasetId,
-    ttl: ttlSettings(ttl),
-    partChars: maxMessageChars ?? DEFAULT_PART_CHARS,
-    maxCachedThreads: maxCachedThreads ?? DEFAULT_CACHED_THREADS,
-    keep: keep ?? "all",
+    ...parseFields(saverFieldsSchema, own),
+    clientFields: clientFields as StudioClientFields,
   };
-}
-
-function ttlSettings(ttl: CheckpointTTL | undefined) {
-  if (ttl === undefined) return undefined;
-  const minutes = ttl?.defaultTTL;
-  if (typeof minutes !== "number" || !Number.isFinite(minutes) || minutes <= 0) {
-    throw new StudioValidationError(
-      "ttl.defaultTTL",
-      `must be a positive number of minutes, as in LangGraph's Redis saver (got ${String(minutes)})`,
-    );
-  }
-  if (ttl.refreshOnRead !== undefined && typeof ttl.refreshOnRead !== "boolean") {
-    throw new StudioValidationError("ttl.refreshOnRead", "must be true or false");
-  }
-  return { ms: minutes * 60_000, refreshOnRead: ttl.refreshOnRead === true };
 }
 
 /**
@@ -163,13 +202,7 @@ export function retentionCutoff(
     return time;
   }
   if (maxAgeMs !== undefined) {
-    if (typeof maxAgeMs !== "number" || !Number.isFinite(maxAgeMs) || maxAgeMs < 0) {
-      throw new StudioValidationError(
-        "maxAgeMs",
-        `must be an age in milliseconds, 0 or more (got ${String(maxAgeMs)})`,
-      );
-    }
-    return now - maxAgeMs;
+    return now - checkField("maxAgeMs", maxAgeSchema, maxAgeMs, { showValue: false });
   }
   if (ttlMs !== undefined) return now - ttlMs;
   throw new StudioValidationError(
@@ -178,13 +211,18 @@ export function retentionCutoff(
   );
 }
 
-function checkInteger(field: string, value: unknown, min: number): void {
-  if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
-    throw new StudioValidationError(
-      field,
-      `must be an integer of at least ${min} (got ${String(value)})`,
-    );
-  }
+/** `deleteThreads`' `maxAgeMs`. */
+const maxAgeSchema = z.custom<number>(
+  (age) => typeof age === "number" && Number.isFinite(age) && age >= 0,
+  { error: got("must be an age in milliseconds, 0 or more") },
+);
+
+/** `prune`'s `keepLast`. */
+const keepLastSchema = integerAtLeast(1, "must be an integer of at least 1");
+
+/** `prune`'s `keepLast`, checked. */
+export function checkedKeepLast(options: PruneOptions | undefined): number {
+  return checkField("keepLast", keepLastSchema, options?.keepLast, { showValue: false });
 }
 
 export function namespaceOf(config: RunnableConfig): string {

@@ -31,16 +31,15 @@ import type { RecordEntry } from "./checkpoint-log";
 import {
   blobsFormat,
   type CheckpointRecord,
-  RECORD_FORMAT,
   recordMessages,
   type StoredRecord,
   type StoredValue,
   storeValue,
-  type ValuesRecord,
   type WritesRecord,
 } from "./records";
 import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
+  checkedKeepLast,
   type DeleteThreadsOptions,
   matches,
   namespaceOf,
@@ -55,6 +54,7 @@ import {
 } from "./saver-config";
 import { PLAIN_RECORDS, type RecordCodec, sealedRecords } from "./sealed-records";
 import { CheckpointThreads } from "./thread-store";
+import { ThreadTtl } from "./ttl";
 import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
 
@@ -76,11 +76,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #values: SerializerProtocol;
   /** Seals and opens records' values for their place when the serde encrypts. */
   readonly #codec: RecordCodec;
-  readonly #ttl: { ms: number; refreshOnRead: boolean } | undefined;
-  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
-  readonly #activity = new Map<string, number>();
-  /** The refresh record this process stored last per thread (deleted with the next one). */
-  readonly #touches = new Map<string, RecordEntry>();
+  /** The time to live: activity, read refreshes, deleting expired threads. */
+  readonly #ttl: ThreadTtl;
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
@@ -94,9 +91,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       settings.maxCachedThreads,
       this.#codec,
     );
-    this.#partChars = settings.partChars;
+    this.#partChars = settings.maxMessageChars;
     this.#keep = settings.keep;
-    this.#ttl = settings.ttl;
+    this.#ttl = new ThreadTtl(settings.ttl, this.#threads, (threadId, record, what) =>
+      this.#append(threadId, record, what),
+    );
   }
 
   /**
@@ -126,7 +125,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         ))
       );
     });
-    if (found) await this.#refreshOnRead(threadId);
+    if (found) await this.#ttl.refreshOnRead(threadId);
     return found ?? undefined;
   }
 
@@ -145,7 +144,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     for await (const threadId of threadIds) {
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
-      if (wanted !== undefined) await this.#refreshOnRead(threadId);
+      if (wanted !== undefined) await this.#ttl.refreshOnRead(threadId);
       for (const found of window.log.checkpoints(ns)) {
         if (remaining !== undefined && remaining <= 0) return;
         const id = found.record.checkpointId;
@@ -288,8 +287,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     const id = threadIdOf(threadId);
     await this.#threads.delete(id);
-    this.#activity.delete(id);
-    this.#touches.delete(id);
+    this.#ttl.forget(id);
   }
 
   /**
@@ -302,13 +300,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * only the reads: the report says what would be deleted.
    */
   async prune(threadIds: readonly string[], options: PruneOptions): Promise<PruneReport> {
-    const keepLast = options?.keepLast;
-    if (!Number.isInteger(keepLast) || keepLast < 1) {
-      throw new StudioValidationError(
-        "keepLast",
-        `must be an integer of at least 1 (got ${String(keepLast)})`,
-      );
-    }
+    const keepLast = checkedKeepLast(options);
     const dryRun = options.dryRun === true;
     const report: PruneReport = { dryRun, checkpoints: 0, writes: 0, messages: 0, threads: [] };
     for (const raw of threadIds) {
@@ -339,20 +331,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
    */
   async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {
-    const cutoff = retentionCutoff(options, this.#ttl?.ms, Date.now());
-    const expired = [];
-    for await (const info of this.#threads.checkpointThreads(true)) {
-      if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
-    }
-    if (options?.dryRun !== true) {
-      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
-      for (const info of expired) {
-        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
-        this.#activity.delete(info.threadId);
-        this.#touches.delete(info.threadId);
-      }
-    }
-    return [...new Set(expired.map((info) => info.threadId))];
+    const cutoff = retentionCutoff(options, this.#ttl.ms, Date.now());
+    return this.#ttl.deleteOlderThan(cutoff, options?.dryRun === true);
   }
 
   /**
@@ -360,43 +340,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * `dryRun`, only lists them.
    */
   async sweep(options: { dryRun?: boolean | undefined } = {}): Promise<string[]> {
-    if (!this.#ttl) {
-      throw new StudioValidationError(
-        "ttl",
-        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
-      );
-    }
-    return this.deleteThreads({ maxAgeMs: this.#ttl.ms, dryRun: options?.dryRun });
-  }
-
-  /**
-   * `ttl.refreshOnRead`: a read counts as activity. The service keeps no read times, so a small
-   * record is stored (at most once per tenth of the TTL per thread and process) and this process's
-   * previous one deleted; prune and `keep: "latest"` delete stale ones like any "values" record.
-   */
-  async #refreshOnRead(threadId: string): Promise<void> {
-    const ttl = this.#ttl;
-    if (!ttl?.refreshOnRead) return;
-    const last = this.#activity.get(threadId);
-    if (last !== undefined && Date.now() - last < ttl.ms / 10) return;
-    const touch: ValuesRecord = {
-      kind: "values",
-      format: RECORD_FORMAT,
-      threadId,
-      ns: "",
-      blobs: [],
-    };
-    const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
-    const previous = this.#touches.get(threadId);
-    if (entry) this.#touches.set(threadId, entry);
-    const window = this.#threads.cached(threadId);
-    if (previous && window) {
-      await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
-    }
+    return this.deleteThreads({ maxAgeMs: this.#ttl.sweepAge(), dryRun: options?.dryRun });
   }
 
   async #append(threadId: string, record: StoredRecord, what: string) {
-    this.#activity.set(threadId, Date.now());
+    this.#ttl.wrote(threadId);
     const stored = await this.#codec.seal(threadId, record);
     return this.#threads.append(threadId, record, recordMessages(stored, this.#partChars), what);
   }

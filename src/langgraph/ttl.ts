@@ -1,0 +1,109 @@
+/**
+ * The saver's time to live, which the service does not have: deleting the threads not written
+ * (or, with `ttl.refreshOnRead`, read) for an age, and the small records a read stores so that
+ * it counts as activity. The saver hands its appends here; this module keeps what this process
+ * knows of each thread's activity.
+ */
+import { StudioValidationError } from "../errors";
+import type { RecordEntry } from "./checkpoint-log";
+import { RECORD_FORMAT, type StoredRecord, type ValuesRecord } from "./records";
+import type { SaverSettings } from "./saver-config";
+import type { CheckpointThreads } from "./thread-store";
+
+/** The saver's `ttl`, checked: its age in ms and whether reads refresh it. */
+export type TtlSettings = NonNullable<SaverSettings["ttl"]>;
+
+/** How the saver stores a record (sealed and split as every record is). */
+export type AppendRecord = (
+  threadId: string,
+  record: StoredRecord,
+  what: string,
+) => Promise<RecordEntry | undefined>;
+
+export class ThreadTtl {
+  readonly #settings: TtlSettings | undefined;
+  readonly #threads: CheckpointThreads;
+  readonly #append: AppendRecord;
+  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
+  readonly #activity = new Map<string, number>();
+  /** The refresh record this process stored last per thread (deleted with the next one). */
+  readonly #touches = new Map<string, RecordEntry>();
+
+  constructor(settings: TtlSettings | undefined, threads: CheckpointThreads, append: AppendRecord) {
+    this.#settings = settings;
+    this.#threads = threads;
+    this.#append = append;
+  }
+
+  /** The saver's TTL in ms (undefined without `ttl`). */
+  get ms(): number | undefined {
+    return this.#settings?.ms;
+  }
+
+  /** This process is about to write to the thread: that write is its newest activity. */
+  wrote(threadId: string): void {
+    this.#activity.set(threadId, Date.now());
+  }
+
+  /** The thread is deleted: nothing of it is kept. */
+  forget(threadId: string): void {
+    this.#activity.delete(threadId);
+    this.#touches.delete(threadId);
+  }
+
+  /** The age `sweep()` deletes above, or the error saying the saver has no `ttl`. */
+  sweepAge(): number {
+    if (!this.#settings) {
+      throw new StudioValidationError(
+        "ttl",
+        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
+      );
+    }
+    return this.#settings.ms;
+  }
+
+  /**
+   * `ttl.refreshOnRead`: a read counts as activity. The service keeps no read times, so a small
+   * record is stored (at most once per tenth of the TTL per thread and process) and this process's
+   * previous one deleted; prune and `keep: "latest"` delete stale ones like any "values" record.
+   */
+  async refreshOnRead(threadId: string): Promise<void> {
+    const ttl = this.#settings;
+    if (!ttl?.refreshOnRead) return;
+    const last = this.#activity.get(threadId);
+    if (last !== undefined && Date.now() - last < ttl.ms / 10) return;
+    const touch: ValuesRecord = {
+      kind: "values",
+      format: RECORD_FORMAT,
+      threadId,
+      ns: "",
+      blobs: [],
+    };
+    const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
+    const previous = this.#touches.get(threadId);
+    if (entry) this.#touches.set(threadId, entry);
+    const window = this.#threads.cached(threadId);
+    if (previous && window) {
+      await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
+    }
+  }
+
+  /**
+   * Deletes every checkpoint thread whose newest message is older than `cutoff` (ms); with
+   * `dryRun`, only lists them. Returns their `thread_id`s.
+   */
+  async deleteOlderThan(cutoff: number, dryRun: boolean): Promise<string[]> {
+    const expired = [];
+    for await (const info of this.#threads.checkpointThreads(true)) {
+      if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
+    }
+    if (!dryRun) {
+      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
+      for (const info of expired) {
+        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+        this.forget(info.threadId);
+      }
+    }
+    return [...new Set(expired.map((info) => info.threadId))];
+  }
+}
