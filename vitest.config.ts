@@ -20,6 +20,8 @@ const PACKAGING = [
   "test/integration/chat_history/two-processes.test.ts",
   "test/integration/client/engine.test.ts",
   "test/integration/emulator/cli.test.ts",
+  "test/integration/emulator/control.test.ts",
+  "test/integration/emulator/isolation.test.ts",
   "test/integration/reliability/aborted-stream.test.ts",
   "test/integration/reliability/clear-without-message-delete.test.ts",
   "test/integration/reliability/error-names.test.ts",
@@ -29,6 +31,7 @@ const PACKAGING = [
   // The compiler inside the test: an option or setting added to the schema must not compile
   // until it is handled.
   "test/unit/client/options.test.ts",
+  "test/unit/client/public-type-names.test.ts",
   "test/unit/models/settings.test.ts",
 ];
 
