@@ -5,7 +5,7 @@
  */
 import type { Message } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 
 function text(message: Message): string {
@@ -37,6 +37,22 @@ function App() {
     // A reload during an answer joins the run again (its events are kept by the server).
     reconnectOnMount: true,
   });
+
+  // A reload right after Send can come before the run's id reached the page (the POST's
+  // response was still on its way), so `reconnectOnMount` has nothing to join while the run goes
+  // on at the server. Once per load (the thread in the address, not one the page creates later):
+  // if no run id was kept, ask the server for the thread's running run and join it.
+  const loadedThread = useRef(threadId);
+  const streamRef = useRef(stream);
+  streamRef.current = stream;
+  useEffect(() => {
+    const id = loadedThread.current;
+    if (id === null || sessionStorage.getItem(`lg:stream:${id}`) !== null) return;
+    void streamRef.current.client.runs
+      .list(id, { status: "running", limit: 1 })
+      .then(([run]) => (run ? streamRef.current.joinStream(run.run_id) : undefined))
+      .catch(() => {});
+  }, []);
 
   const send = (event: React.FormEvent) => {
     event.preventDefault();

@@ -142,6 +142,19 @@ export class RunRegistry {
     return run?.thread_id === threadId ? run : undefined;
   }
 
+  /**
+   * The thread's runs this process remembers, newest first. A page that reloads before the run
+   * id reached it (the POST's response still on its way) finds the run here and joins it.
+   */
+  list(threadId: string, status?: string): RunRecord[] {
+    const found: RunRecord[] = [];
+    for (const run of this.#runs.values()) {
+      if (run.thread_id === threadId && (status === undefined || run.status === status))
+        found.push(run);
+    }
+    return found.reverse();
+  }
+
   /** Threads with a run in this process (their status is "busy"). */
   isBusy(threadId: string): boolean {
     return this.#active.has(threadId);

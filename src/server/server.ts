@@ -288,6 +288,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       const body = parseBody(RunCreateSchema, await readJson(request));
       return startRun(owner, p.thread_id ?? "", body);
     }),
+    route("GET", "/threads/:thread_id/runs", async (_r, owner, p, url) => {
+      const stored = await ownThread(owner, p.thread_id ?? "");
+      const status = url.searchParams.get("status") || undefined;
+      const limit = Math.max(0, Number.parseInt(url.searchParams.get("limit") ?? "10", 10) || 10);
+      const offset = Math.max(0, Number.parseInt(url.searchParams.get("offset") ?? "0", 10) || 0);
+      const found = runs.list(stored.view.thread_id, status);
+      return json(found.slice(offset, offset + limit));
+    }),
     route("GET", "/threads/:thread_id/runs/:run_id", async (_r, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
       const run = runs.get(stored.view.thread_id, p.run_id ?? "");

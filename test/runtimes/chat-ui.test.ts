@@ -21,6 +21,7 @@ const STEP_MS = 20_000;
 
 /** The page's DOM as the functions run in it use it (the tests are type-checked without the DOM). */
 interface PageDom {
+  sessionStorage: { getItem(key: string): string | null };
   document: {
     querySelector(selector: string): { textContent: string | null } | null;
     querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }>;
@@ -31,6 +32,11 @@ let emulator: EmulatorHandle | undefined;
 let server: Server | undefined;
 let url = "";
 let browser: Browser | undefined;
+/**
+ * While set, a run's POST response is held back after the run has started (`started` resolves):
+ * the page reloads before it learns the run's id, as it can on a loaded machine.
+ */
+let holdRunResponse: { started: () => void; release: Promise<void> } | undefined;
 const output: string[] = [];
 
 async function texts(page: Page): Promise<string[]> {
@@ -75,7 +81,15 @@ if (chromiumShipped()) {
         client,
         basePath: "/api",
       });
-      ({ url, server } = await serveChat(handler));
+      ({ url, server } = await serveChat(async (request) => {
+        const response = await handler(request);
+        const hold = holdRunResponse;
+        if (hold && request.method === "POST" && request.url.endsWith("/runs/stream")) {
+          hold.started();
+          await hold.release;
+        }
+        return response;
+      }));
       browser = await launch(STEP_MS * 3);
     }, 120_000);
 
@@ -139,15 +153,40 @@ if (chromiumShipped()) {
       emulator!.setFaults({ latencyMs: 1_500, match: "chat/completions" });
       try {
         await say(page, "still there?");
+        // The page knows the run (its id is kept for the reload): `reconnectOnMount` joins it.
         await page.waitForFunction(
-          () =>
-            (globalThis as unknown as PageDom).document.querySelector("#status")?.textContent ===
-            "thinking",
+          (id) =>
+            (globalThis as unknown as PageDom).sessionStorage.getItem(`lg:stream:${id}`) !== null,
           { timeout: STEP_MS },
+          threadId,
         );
         await page.reload();
         await waitForMessage(page, "You said: still there?");
+
+        // The page reloads before the run's id reached it (the POST's response held back): the
+        // run goes on at the server, and the page finds it and joins it.
+        let release = () => {};
+        const started = new Promise<void>((resolve) => {
+          holdRunResponse = {
+            started: resolve,
+            release: new Promise<void>((done) => {
+              release = done;
+            }),
+          };
+        });
+        await say(page, "and now?");
+        await Promise.race([
+          started,
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error("the run did not start")), STEP_MS),
+          ),
+        ]);
+        await page.reload();
+        holdRunResponse = undefined;
+        release();
+        await waitForMessage(page, "You said: and now?");
       } finally {
+        holdRunResponse = undefined;
         emulator!.setFaults();
       }
     }, 150_000);

@@ -67,4 +67,18 @@ describe("RunRegistry", () => {
     expect((await all(registry.get("t", kept.run_id)!.follow())).length).toBe(1);
     expect(registry.get("other", kept.run_id)).toBeUndefined();
   });
+
+  it("lists a thread's runs newest first, by status", async () => {
+    const registry = new RunRegistry();
+    const first = run();
+    registry.start(first);
+    first.end("success");
+    await first.done;
+    const second = run();
+    registry.start(second);
+    expect(registry.list("t").map((r) => r.run_id)).toEqual([second.run_id, first.run_id]);
+    expect(registry.list("t", "running")).toEqual([second]);
+    expect(registry.list("t", "success")).toEqual([first]);
+    expect(registry.list("other")).toEqual([]);
+  });
 });
