@@ -12,8 +12,12 @@ import { StudioClient } from "../../../src/client";
 import type { FaultSpec } from "../../../src/emulator";
 import { FaultInjector } from "../../../src/emulator/faults";
 import { useEmulator } from "../../helpers/emulator";
+import { useInstantRetries } from "../../unit/client/retry-clock";
 
 const emulator = useEmulator({ seed: 424242 });
+// The client's retry pauses pass at once: what these tests check is what is stored, not how long
+// the client waited before trying again.
+const clock = useInstantRetries();
 const clients: StudioClient[] = [];
 
 function client(): StudioClient {
@@ -111,6 +115,9 @@ describe("history writes under after-commit and before-commit faults", () => {
     ).length;
     expect(posts).toBeGreaterThan(n);
     expect(checks).toBeGreaterThan(10);
+    // The client retried the calls that failed before work, pausing (at once, here) each time.
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+    expect(clock.sleeps.every((ms) => ms > 0)).toBe(true);
   }, 120_000);
 
   it("creates threads: no thread twice, no message twice", async () => {
