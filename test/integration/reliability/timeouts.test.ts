@@ -66,8 +66,17 @@ afterEach(async () => {
   for (const a of agents.splice(0)) await a.close();
 });
 
+/**
+ * undici keeps an aborted request's socket as idle when the next request starts in the same tick
+ * (a retry on the instant clock, or the next call of a test) and closes it only after its
+ * keep-alive timeout, 4 s by default. A short keep-alive closes such idle sockets sooner; it only
+ * touches idle ones, so a socket a leaked request still holds (the stall server never answers)
+ * stays connected and still fails the checks below.
+ */
+const IDLE_SOCKET_KEEP_ALIVE_MS = 250;
+
 function client(options: ConstructorParameters<typeof StudioClient>[0]): StudioClient {
-  agent = new Agent();
+  agent = new Agent({ keepAliveTimeout: IDLE_SOCKET_KEEP_ALIVE_MS });
   agents.push(agent);
   const made = new StudioClient({ apiKey: "test-key", dispatcher: agent, ...options });
   clients.push(made);
@@ -87,8 +96,9 @@ async function timed(promise: Promise<unknown>): Promise<{ error: unknown; ms: n
 
 /**
  * Polls `check` for up to `ms`; resolves with its last value. The default covers undici's own
- * keep-alive timeout (4 s): when a request is aborted and the next one starts in the same tick,
- * bare undici parks the aborted socket as idle and closes it only then.
+ * keep-alive timeout (4 s, when a test's dispatcher does not shorten it): when a request is
+ * aborted and the next one starts in the same tick, bare undici parks the aborted socket as idle
+ * and closes it only then.
  */
 async function eventually<T>(check: () => T, ok: (value: T) => boolean, ms = 6000): Promise<T> {
   const until = Date.now() + ms;
