@@ -43,9 +43,11 @@ import { z } from "zod/v4";
 import { StudioClient } from "../../../src/client";
 import { toBase64 } from "../../../src/converters/base64";
 import { createEncryptedSerde, StudioCheckpointSaver } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { useInProcessEmulator } from "../../helpers/emulator";
 
-const emulator = useEmulator({ recordRequests: false });
+// In process: the savers' clients reach the emulator through its fetch, no loopback. The subject
+// is what the checkpoints read as, not the transport; each saver still has a client of its own.
+const emulator = useInProcessEmulator({ recordRequests: false });
 
 beforeEach(async () => {
   await emulator.handle.reset();
@@ -58,7 +60,7 @@ let encrypted = false;
 function studioSaver(keep: "all" | "latest") {
   const { baseUrl, proxyUrl, apiKey } = emulator.handle;
   return new StudioCheckpointSaver({
-    client: new StudioClient({ baseUrl, proxyUrl, apiKey }),
+    client: new StudioClient({ baseUrl, proxyUrl, apiKey, fetch: emulator.handle.fetch }),
     keep,
     ...(encrypted ? { serde: createEncryptedSerde({ keys: KEYS }) } : {}),
   });
