@@ -1,7 +1,7 @@
 /**
  * What a chat message costs in service calls, counted at the emulator: the server's own share
  * (the thread list) is fixed per message, and neither it nor a search grows with the account.
- * The numbers are the ones docs-drafts/chat-ui.md states.
+ * The numbers are the ones docs/chat-ui.md states.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
 import { envWithoutService, REPO_ROOT } from "../../helpers/run-command";
 
-const PAGE = join(REPO_ROOT, "docs-drafts", "chat-ui.md");
+const PAGE = join(REPO_ROOT, "docs", "chat-ui.md");
 const emulator = useEmulator();
 let dir = "";
 
