@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { ChatStudio } from "../../../src/chat_models";
 import { StudioClient } from "../../../src/client";
+import { agentTurn } from "../../fixtures/agent-turn";
 import { useEmulator } from "../../helpers/emulator";
 
 const emulator = useEmulator();
@@ -23,24 +24,6 @@ function client(): StudioClient {
 beforeEach(async () => {
   await emulator.handle.reset();
 });
-
-function agentTurn(n: number): BaseMessage[] {
-  const calls = [`call_${n}_a`, `call_${n}_b`];
-  return [
-    new HumanMessage(`q${n}`),
-    new AIMessage({
-      content: "",
-      tool_calls: calls.map((id) => ({
-        id,
-        name: "lookup",
-        args: { n },
-        type: "tool_call" as const,
-      })),
-    }),
-    ...calls.map((id) => new ToolMessage({ content: `r ${id}`, tool_call_id: id })),
-    new AIMessage(`a${n}`),
-  ];
-}
 
 /**
  * The window's shape: it starts on a human message (on an AI message when it holds no human one),

@@ -12,25 +12,7 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { toolSafeWindow, windowStart } from "../../../src/chat_history/window";
-
-/** human, AI with two parallel tool calls, two tool results, AI answer: one agent turn. */
-function agentTurn(n: number): BaseMessage[] {
-  const calls = [`call_${n}_a`, `call_${n}_b`];
-  return [
-    new HumanMessage(`q${n}`),
-    new AIMessage({
-      content: "",
-      tool_calls: calls.map((id) => ({
-        id,
-        name: "lookup",
-        args: { n },
-        type: "tool_call" as const,
-      })),
-    }),
-    ...calls.map((id) => new ToolMessage({ content: `r ${id}`, tool_call_id: id })),
-    new AIMessage(`a${n}`),
-  ];
-}
+import { agentTurn } from "../../fixtures/agent-turn";
 
 /** Every tool result's call is an earlier AI message of the window; it does not start on a tool result. */
 function isToolSafe(window: readonly BaseMessage[]): boolean {
