@@ -221,25 +221,40 @@ export class NamespaceThreads {
     }
   }
 
-  /** Whether the namespace's thread has grown enough beyond what it holds to compact it. */
-  needsCompaction(log: NamespaceLog): boolean {
-    const dead = log.deadMessageCount();
-    return dead >= MIN_DEAD_MESSAGES && dead >= log.messageIds.length - dead;
+  /**
+   * Whether the namespace's thread has grown enough beyond what it holds to compact it: the
+   * parts of writes cut short long ago (`staleParts`) count as messages holding nothing.
+   */
+  needsCompaction(log: NamespaceLog, now: number = Date.now()): boolean {
+    const stale = log.staleParts(now).length;
+    const dead = log.deadMessageCount() + stale;
+    return dead >= MIN_DEAD_MESSAGES && dead >= log.messageIds.length + stale - dead;
+  }
+
+  /**
+   * Whether a sweep at `now` compacts the namespace: it holds items expired long enough to be
+   * removed, or parts of a write cut short long ago.
+   */
+  needsSweep(log: NamespaceLog, now: number): boolean {
+    return log.expiredCount(now) > 0 || log.staleParts(now).length > 0;
   }
 
   /**
    * Rewrites what the namespace holds (expired items as tombstones) into new messages, then
-   * deletes the messages read before. Readers never see an older value win meanwhile: the copies
-   * keep their stamps, and each old message is deleted only once its copy is stored. Cost: one
-   * call per new message (usually one) and one per message deleted. Resolves to the number of
-   * expired items whose values were removed.
+   * deletes the messages read before, and the parts of split records whose write was cut short
+   * more than `INCOMPLETE_RECORD_GRACE_MS` ago (a write still under way is never deleted). Readers
+   * never see an older value win meanwhile: the copies keep their stamps, and each old message is
+   * deleted only once its copy is stored. Cost: one call per new message (usually one) and one per
+   * message deleted. Resolves to the number of expired items whose values were removed.
    */
   async compact(namespace: readonly string[], now: number = Date.now()): Promise<number> {
     const log = await this.read(namespace);
     const threadId = this.#view(namespace).threadId;
     if (!log || threadId === undefined) return 0;
     const expired = log.expiredCount(now);
-    const old = [...log.messageIds];
+    // Read before the write below, which may reset the view: the reset after the deletes then
+    // drops the stale parts' text from this process's view too.
+    const old = [...log.messageIds, ...log.staleParts(now)];
     await this.write(namespace, log.compactedEntries(now), "the compacted items");
     if (this.#view(namespace).threadId !== threadId) return expired;
     for (const messageId of old) {

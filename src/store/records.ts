@@ -35,6 +35,21 @@ export const DEFAULT_MAX_MESSAGE_CHARS = 100_000;
 /** Longest session id the thread directory takes (thread metadata value). */
 const MAX_SESSION_ID_CHARS = 512;
 const TITLE_CHARS = 200;
+/**
+ * How old the newest part of a split record still missing parts must be before compaction deletes
+ * its parts: far longer than any write takes (a write sends its parts back to back, in seconds),
+ * so a write still under way in another process is never deleted under it, while a write cut
+ * short (or a late duplicate of a part) does not keep its text in the thread forever.
+ */
+export const INCOMPLETE_RECORD_GRACE_MS = 60 * 60_000;
+/**
+ * How long ago an item must have expired before compaction turns it into a tombstone. The
+ * tombstone takes the put's own stamp and outranks it, so a refresh of the put by another process
+ * (one whose clock read it as live, or whose read landed between compaction's read and its copy)
+ * would be hidden by it; within this margin the put is copied as it is, still expired unless
+ * refreshed, and removed by a later compaction.
+ */
+export const EXPIRED_TOMBSTONE_GRACE_MS = 60_000;
 
 /** When and by whom a put or delete was written: the larger wins. */
 export interface Stamp {
@@ -313,14 +328,15 @@ export class NamespaceLog {
   readonly #touches = new Map<string, number>();
   readonly #messageIds: string[] = [];
   /** Parts of split records read so far, by record id, until the last one is read. */
-  readonly #parts = new Map<string, { id: string; text: string }[]>();
+  readonly #parts = new Map<string, PendingRecord>();
   /** The largest stamp read: a write made after this read must pass it. */
   maxStamp = 0;
 
   /**
    * Adds what a message holds. A part of a split record waits for the others, and counts among
    * the messages read (`messageIds`, which compaction deletes) only once its record is whole: a
-   * part of a write still under way in another process is never deleted under it.
+   * part of a write still under way in another process is never deleted under it (until it is
+   * older than `INCOMPLETE_RECORD_GRACE_MS`, see `staleParts`).
    */
   addMessage(message: ThreadMessage): void {
     const read = readMessage(message);
@@ -330,17 +346,35 @@ export class NamespaceLog {
       return;
     }
     const { record, index, count, text } = read.part;
-    const parts = this.#parts.get(record) ?? new Array<{ id: string; text: string }>(count);
-    parts[index] = { id: message.id, text };
-    this.#parts.set(record, parts);
-    for (let i = 0; i < parts.length; i++) if (parts[i] === undefined) return;
+    const pending = this.#parts.get(record) ?? {
+      parts: new Array<{ id: string; text: string }>(count),
+      ids: [],
+      newest: Number.NEGATIVE_INFINITY,
+    };
+    pending.parts[index] = { id: message.id, text };
+    // Every message of the record, a duplicate of a part included: all go once it is compacted.
+    pending.ids.push(message.id);
+    pending.newest = Math.max(pending.newest, messageTime(message));
+    this.#parts.set(record, pending);
+    for (let i = 0; i < pending.parts.length; i++) if (pending.parts[i] === undefined) return;
     this.#parts.delete(record);
-    const entries = parseRecord(parts.map((part) => part.text).join(""));
-    if (entries)
-      this.add(
-        parts.map((part) => part.id),
-        entries,
-      );
+    // A whole record that does not parse holds nothing: its messages count as dead.
+    const entries = parseRecord(pending.parts.map((part) => part?.text ?? "").join(""));
+    this.add(pending.ids, entries ?? []);
+  }
+
+  /**
+   * The messages of split records still missing parts whose newest part was stored more than
+   * `graceMs` before `now`: a write cut short, or a late duplicate of a part of a record already
+   * whole (a new record that never completes). Compaction deletes them. A part without a readable
+   * time is never stale.
+   */
+  staleParts(now: number, graceMs: number = INCOMPLETE_RECORD_GRACE_MS): string[] {
+    const stale: string[] = [];
+    for (const pending of this.#parts.values()) {
+      if (pending.newest < now - graceMs) stale.push(...pending.ids);
+    }
+    return stale;
   }
 
   /** Adds the entries of a record read from `messageId` (or the messages of a split record). */
@@ -411,15 +445,22 @@ export class NamespaceLog {
     return live.sort((a, b) => a.c - b.c || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  /** How many puts are expired at `now` (their values are still stored until compacted). */
+  /**
+   * How many puts a compaction at `now` removes: those expired more than
+   * `EXPIRED_TOMBSTONE_GRACE_MS` ago (their values are still stored until compacted).
+   */
   expiredCount(now: number): number {
     let count = 0;
     for (const { entry } of this.#items.values()) {
-      if (entry.op !== "put") continue;
-      const expiresAt = this.expiresAt(entry);
-      if (expiresAt !== undefined && expiresAt <= now) count += 1;
+      if (entry.op === "put" && this.#removable(entry, now)) count += 1;
     }
     return count;
+  }
+
+  /** Whether compaction at `now` turns the put into a tombstone (see EXPIRED_TOMBSTONE_GRACE_MS). */
+  #removable(put: PutEntry, now: number): boolean {
+    const expiresAt = this.expiresAt(put);
+    return expiresAt !== undefined && expiresAt <= now - EXPIRED_TOMBSTONE_GRACE_MS;
   }
 
   /** Every message read, oldest first. */
@@ -441,9 +482,11 @@ export class NamespaceLog {
 
   /**
    * What the namespace holds, as entries for new messages: each key's winner with its refreshed
-   * expiry folded in (an expired put becomes a tombstone with the put's own stamp, which outranks
-   * it and nothing newer), each child once, the opening. Tombstones are kept: a process that read
-   * an older put of the key before compaction must still see it deleted.
+   * expiry folded in (a put expired more than `EXPIRED_TOMBSTONE_GRACE_MS` ago becomes a tombstone
+   * with the put's own stamp, which outranks it and nothing newer; one expired more recently is
+   * copied, so a refresh landing meanwhile still moves its expiry), each child once, the opening.
+   * Tombstones are kept: a process that read an older put of the key before compaction must still
+   * see it deleted.
    */
   compactedEntries(now: number): Entry[] {
     const entries: Entry[] = [];
@@ -455,7 +498,7 @@ export class NamespaceLog {
         continue;
       }
       const expiresAt = this.expiresAt(entry);
-      if (expiresAt !== undefined && expiresAt <= now) {
+      if (this.#removable(entry, now)) {
         entries.push({ op: "del", key: entry.key, s: entry.s, w: entry.w });
       } else {
         entries.push(expiresAt === undefined ? entry : { ...entry, e: expiresAt });
@@ -463,6 +506,31 @@ export class NamespaceLog {
     }
     return entries;
   }
+}
+
+/** A split record whose parts are not all read yet. */
+interface PendingRecord {
+  /** By part index; a hole is a part not read yet. */
+  parts: ({ id: string; text: string } | undefined)[];
+  /** Every message read of the record, duplicates of a part included. */
+  ids: string[];
+  /** When its newest part was stored (ms since 1970); +Infinity when a time was unreadable. */
+  newest: number;
+}
+
+/** When the service stored the message (ms since 1970), or +Infinity when it does not say. */
+function messageTime(message: ThreadMessage): number {
+  const { createdAt } = message;
+  // A number is taken as seconds when it is too small to be milliseconds of this century.
+  const time =
+    typeof createdAt === "number"
+      ? createdAt < 1e11
+        ? createdAt * 1000
+        : createdAt
+      : typeof createdAt === "string"
+        ? Date.parse(createdAt)
+        : Number.NaN;
+  return Number.isFinite(time) ? time : Number.POSITIVE_INFINITY;
 }
 
 function touchKey(key: string, of: Stamp): string {

@@ -116,13 +116,14 @@ export class StudioStore extends BaseStore {
 
   /**
    * Removes the values of expired items from the service (reads already skip them): every
-   * namespace is read, and those holding expired items are compacted. Resolves to how many.
+   * namespace is read, and those holding items expired over a minute ago (or parts of a write cut
+   * short over an hour ago) are compacted. Resolves to how many items' values were removed.
    */
   async sweepExpiredItems(): Promise<number> {
     const now = Date.now();
     let swept = 0;
     for (const { namespace, log } of await this.#threads.readTree([])) {
-      if (log.expiredCount(now) > 0) swept += await this.#threads.compact(namespace, now);
+      if (this.#threads.needsSweep(log, now)) swept += await this.#threads.compact(namespace, now);
     }
     return swept;
   }

@@ -5,7 +5,7 @@
  * write cut short (a part missing) is never read as a damaged item, and compaction keeps it whole.
  */
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { contentItemText } from "../../../src/api-types";
 import { StudioClient } from "../../../src/client";
 import { toBase64 } from "../../../src/converters/base64";
@@ -19,6 +19,10 @@ const BIG_TIMEOUT_MS = 60_000;
 
 beforeEach(async () => {
   await emulator.handle.reset();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const keys = { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) };
@@ -110,9 +114,11 @@ describe("split items", () => {
     });
     const reader = new StudioStore({ client: counted().client, maxMessageChars: 1_000 });
     expect((await reader.get(["a"], "k"))?.value).toEqual({ v: "before" });
-    // Compaction (a sweep, a namespace with an expired item) leaves the pending part in place.
+    // Compaction (a sweep, a namespace with an item expired over a minute ago) leaves the
+    // pending part in place: its write may still be under way.
     await store.put(["a"], "gone", { v: 1 }, undefined, { ttl: 0.0001 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
     expect(await store.sweepExpiredItems()).toBe(1);
     await client.createMessage(threadId, {
       role: "assistant",
@@ -122,5 +128,55 @@ describe("split items", () => {
     expect((await reader.get(["a"], "k"))?.value).toEqual({ v: "after" });
     const fresh = new StudioStore({ client: counted().client });
     expect((await fresh.get(["a"], "k"))?.value).toEqual({ v: "after" });
+  });
+
+  it("whose write was cut short over an hour ago are deleted by compaction, in this process's view too", async () => {
+    const { client } = counted();
+    const store = new StudioStore({ client, maxMessageChars: 1_000 });
+    await store.put(["a"], "k", { v: "before" });
+    let threadId = "";
+    for await (const thread of client.iterateThreads({ order: "asc" })) {
+      if (thread.title === "LangGraph store: a") threadId = thread.id;
+    }
+    const entry = {
+      op: "put",
+      key: "k",
+      s: Date.now() * 1000 + 10_000_000,
+      w: "zz",
+      c: 1,
+      p: { value: { v: "after" } },
+    };
+    const text = JSON.stringify({ entries: [entry] });
+    const metadata = { [STORE_RECORD_KEY]: "1", record: "r1" };
+    const pending = await client.createMessage(threadId, {
+      role: "assistant",
+      content: text.slice(0, 20),
+      metadata: { ...metadata, part: "1/2" },
+    });
+    // Read while the part is recent: kept in this process's view, waiting for its other part.
+    expect((await store.get(["a"], "k"))?.value).toEqual({ v: "before" });
+    const messageIds = async () => {
+      const ids: string[] = [];
+      for await (const message of client.iterateMessages(threadId, { order: "asc" })) {
+        ids.push(message.id);
+      }
+      return ids;
+    };
+    expect(await messageIds()).toContain(pending.id);
+    // Over an hour later (the service stored the part at the real time), a sweep deletes it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61 * 60_000);
+    expect(await store.sweepExpiredItems()).toBe(0);
+    expect(await messageIds()).not.toContain(pending.id);
+    // A part arriving even later does not complete the deleted one: the record is never read,
+    // here (the part's text left this process's view) or in another process.
+    await client.createMessage(threadId, {
+      role: "assistant",
+      content: text.slice(20),
+      metadata: { ...metadata, part: "2/2" },
+    });
+    expect((await store.get(["a"], "k"))?.value).toEqual({ v: "before" });
+    const fresh = new StudioStore({ client: counted().client });
+    expect((await fresh.get(["a"], "k"))?.value).toEqual({ v: "before" });
   });
 });

@@ -3,7 +3,9 @@ import type { ThreadMessage } from "../../../src/api-types";
 import {
   decodeVector,
   type Entry,
+  EXPIRED_TOMBSTONE_GRACE_MS,
   encodeVector,
+  INCOMPLETE_RECORD_GRACE_MS,
   NamespaceLog,
   namespaceSessionId,
   namespaceTitle,
@@ -19,11 +21,16 @@ function put(key: string, s: number, w = "w1", extra: Partial<PutEntry> = {}): P
   return { op: "put", key, s, w, c: s, p: { value: { s } }, ...extra } as PutEntry;
 }
 
-function message(id: string, content: string, metadata: Record<string, string>): ThreadMessage {
+function message(
+  id: string,
+  content: string,
+  metadata: Record<string, string>,
+  createdAt: string | number = "2026-01-01T00:00:00Z",
+): ThreadMessage {
   return {
     id,
     object: "thread.message",
-    createdAt: "2026-01-01T00:00:00Z",
+    createdAt,
     threadId: "t",
     role: "assistant",
     content: [{ type: "text", text: content }],
@@ -82,7 +89,10 @@ describe("NamespaceLog", () => {
     expect(log.live("a", 1_000)).toBeUndefined();
     log.add("m3", [{ op: "touch", key: "a", of: { s: 10, w: "w1" }, e: 5_000 }]);
     expect(log.live("a", 4_999)).toBeDefined();
-    expect(log.expiredCount(5_000)).toBe(1);
+    // Compaction removes it only once expired for EXPIRED_TOMBSTONE_GRACE_MS.
+    expect(log.expiredCount(5_000)).toBe(0);
+    expect(log.expiredCount(5_000 + EXPIRED_TOMBSTONE_GRACE_MS - 1)).toBe(0);
+    expect(log.expiredCount(5_000 + EXPIRED_TOMBSTONE_GRACE_MS)).toBe(1);
   });
 
   it("lists live items in the order they were created, and records children and opening", () => {
@@ -121,8 +131,30 @@ describe("NamespaceLog", () => {
       { op: "del", key: "gone", s: 6, w: "w" },
       expect.objectContaining({ op: "put", key: "ttl", s: 5, e: 200 }),
     ]);
-    // Once expired, the item is kept as a tombstone with its own stamp (nothing newer loses).
-    expect(log.compactedEntries(200)).toContainEqual({ op: "del", key: "ttl", s: 5, w: "w" });
+    // Once expired for EXPIRED_TOMBSTONE_GRACE_MS, the item is kept as a tombstone with its own
+    // stamp (nothing newer loses).
+    expect(log.compactedEntries(200 + EXPIRED_TOMBSTONE_GRACE_MS)).toContainEqual({
+      op: "del",
+      key: "ttl",
+      s: 5,
+      w: "w",
+    });
+  });
+
+  it("copies an item expired within the grace period as it is: a refresh landing meanwhile still counts", () => {
+    const log = new NamespaceLog();
+    log.add("m1", [put("ttl", 5, "w", { e: 100, ttl: 1 })]);
+    // Expired 30 s ago, within the grace period (a minute).
+    const now = 100 + 30_000;
+    const copied = log.compactedEntries(now);
+    expect(copied).toEqual([expect.objectContaining({ op: "put", key: "ttl", s: 5, e: 100 })]);
+    expect(copied).not.toContainEqual(expect.objectContaining({ op: "del" }));
+    // Another process refreshed the put between the compaction's read and its copy: a reader
+    // holding the copy and the refresh sees the item live (a tombstone would have hidden it).
+    const reader = new NamespaceLog();
+    reader.add("copy", copied);
+    reader.add("m2", [{ op: "touch", key: "ttl", of: { s: 5, w: "w" }, e: now + 60_000 }]);
+    expect(reader.live("ttl", now)).toBeDefined();
   });
 });
 
@@ -168,6 +200,61 @@ describe("record messages", () => {
     }
     expect(log.live("big", 0)).toBeUndefined();
     expect(log.messageIds).toEqual([]);
+  });
+
+  it("of a write cut short are stale (compaction deletes them) only once the newest is older than the grace period", () => {
+    const big = put("big", 7, "w1", { p: { value: { text: "x".repeat(3_000) } } });
+    const messages = recordMessages([big], 1_000);
+    const stored = Date.parse("2026-01-01T00:00:00Z");
+    const log = new NamespaceLog();
+    log.addMessage(
+      message("p1", messages[0]!.content, messages[0]!.metadata, "2026-01-01T00:00:00Z"),
+    );
+    log.addMessage(
+      message("p2", messages[1]!.content, messages[1]!.metadata, "2026-01-01T00:00:05Z"),
+    );
+    // A write under way (its newest part recent): kept.
+    expect(log.staleParts(stored + 5_000 + 1_000)).toEqual([]);
+    expect(log.staleParts(stored + 5_000 + INCOMPLETE_RECORD_GRACE_MS)).toEqual([]);
+    expect(log.staleParts(stored + 5_000 + INCOMPLETE_RECORD_GRACE_MS + 1)).toEqual(["p1", "p2"]);
+    expect(log.staleParts(stored + 60_000, 10_000)).toEqual(["p1", "p2"]);
+    // Not counted as read (compaction's deletes of what it copied) nor as an item.
+    expect(log.messageIds).toEqual([]);
+    expect(log.live("big", 0)).toBeUndefined();
+    // A time in seconds is read too; a part with no readable time is never stale.
+    const seconds = new NamespaceLog();
+    seconds.addMessage(message("s1", messages[0]!.content, messages[0]!.metadata, stored / 1000));
+    expect(seconds.staleParts(stored + INCOMPLETE_RECORD_GRACE_MS + 1)).toEqual(["s1"]);
+    const undated = new NamespaceLog();
+    undated.addMessage(message("u1", messages[0]!.content, messages[0]!.metadata, "not a time"));
+    expect(undated.staleParts(Number.MAX_SAFE_INTEGER)).toEqual([]);
+  });
+
+  it("duplicated after their record was whole start no record that lingers: the duplicate is stale", () => {
+    const big = put("big", 7, "w1", { p: { value: { text: "x".repeat(1_500) } } });
+    const messages = recordMessages([big], 1_000);
+    expect(messages).toHaveLength(2);
+    const stored = Date.parse("2026-01-01T00:00:00Z");
+    const log = new NamespaceLog();
+    log.addMessage(message("p1", messages[0]!.content, messages[0]!.metadata));
+    log.addMessage(message("p2", messages[1]!.content, messages[1]!.metadata));
+    // A retry stored part 1 again, late.
+    log.addMessage(message("p1b", messages[0]!.content, messages[0]!.metadata));
+    expect(log.live("big", 0)).toEqual(big);
+    expect(log.messageIds).toEqual(["p1", "p2"]);
+    expect(log.staleParts(stored + INCOMPLETE_RECORD_GRACE_MS + 1)).toEqual(["p1b"]);
+  });
+
+  it("duplicated before their record was whole are counted as read with it (compaction deletes both)", () => {
+    const big = put("big", 7, "w1", { p: { value: { text: "x".repeat(1_500) } } });
+    const messages = recordMessages([big], 1_000);
+    const log = new NamespaceLog();
+    log.addMessage(message("p1", messages[0]!.content, messages[0]!.metadata));
+    log.addMessage(message("p1b", messages[0]!.content, messages[0]!.metadata));
+    log.addMessage(message("p2", messages[1]!.content, messages[1]!.metadata));
+    expect(log.live("big", 0)).toEqual(big);
+    expect([...log.messageIds].sort()).toEqual(["p1", "p1b", "p2"]);
+    expect(log.staleParts(Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
   it("are the only messages read: others, damaged ones and unknown entries are skipped", () => {

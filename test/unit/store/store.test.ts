@@ -241,8 +241,9 @@ describe("TTL across processes and compactions", () => {
 
     vi.setSystemTime(new Date("2030-01-01T00:00:50Z"));
     expect(await a.get(["ttl"], "kept")).not.toBeNull(); // refreshed: expires at 00:01:50
-    // "gone" has expired: the sweep compacts the namespace, folding the refresh into a copy of
-    // "kept" and deleting the messages B read.
+    // "gone" expired over a minute ago: the sweep compacts the namespace, folding the refresh into
+    // a copy of "kept" and deleting the messages B read.
+    vi.setSystemTime(new Date("2030-01-01T00:01:10Z"));
     expect(await a.sweepExpiredItems()).toBe(1);
 
     vi.setSystemTime(new Date("2030-01-01T00:01:20Z"));
