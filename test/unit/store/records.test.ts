@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
+import { NamespaceThreads } from "../../../src/store/namespace-threads";
 import {
   decodeVector,
   type Entry,
@@ -264,6 +265,33 @@ describe("record messages", () => {
     expect(readRecord(message("3", "{not json", ours))).toBeUndefined();
     const mixed = JSON.stringify({ entries: [put("a", 1), { op: "future" }, { op: "put" }] });
     expect(readRecord(message("4", mixed, ours))).toEqual([put("a", 1)]);
+  });
+});
+
+describe("compaction's trigger", () => {
+  it("counts the parts of writes cut short long ago as messages holding nothing, and sweeps them", () => {
+    const threads = new NamespaceThreads({} as never, {
+      datasetId: undefined,
+      maxCachedNamespaces: 1,
+      maxMessageChars: 1_000,
+      maxConcurrentReads: 1,
+    });
+    const stored = Date.parse("2026-01-01T00:00:00Z");
+    const log = new NamespaceLog();
+    log.add("m0", [put("a", 1)]);
+    // 50 writes cut short after their first part.
+    for (let i = 0; i < 50; i++) {
+      const [first] = recordMessages(
+        [put(`big${i}`, 10 + i, "w", { p: { value: { t: "x".repeat(1_500) } } })],
+        1_000,
+      );
+      log.addMessage(message(`p${i}`, first!.content, first!.metadata));
+    }
+    const old = stored + INCOMPLETE_RECORD_GRACE_MS + 1;
+    expect(threads.needsCompaction(log, stored + 1_000)).toBe(false);
+    expect(threads.needsSweep(log, stored + 1_000)).toBe(false);
+    expect(threads.needsCompaction(log, old)).toBe(true);
+    expect(threads.needsSweep(log, old)).toBe(true);
   });
 });
 
