@@ -118,33 +118,32 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     return runEventsResponse(run, location, lastEventId, onDisconnect);
   }
 
-  /** Waits out (or cancels) the thread's active run as the strategy says; 409 for "reject". */
-  async function makeRoom(threadId: string, strategy: string): Promise<void> {
-    for (let active = runs.activeOn(threadId); active; active = runs.activeOn(threadId)) {
+  async function startRun(owner: string, threadId: string, body: RunCreate) {
+    const stored = await ownThread(owner, threadId);
+    const graph = bound.get(body.assistant_id);
+    if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
+    const id = stored.view.thread_id;
+    const strategy = body.multitask_strategy ?? "reject";
+    // Waits out (or cancels) the thread's active run as the strategy says. Runs waiting on the
+    // same run all wake together: each checks again, and the first to find the thread free starts
+    // its run in the same synchronous step (no await between the last check and `runs.start`),
+    // so the others find it active and wait for it in turn. One run per thread.
+    for (let active = runs.activeOn(id); active; active = runs.activeOn(id)) {
       if (strategy === "reject") {
         throw new HttpProblem(
           409,
           "Conflict",
-          `Thread ${threadId} is busy with run ${active.run_id}; wait for it, cancel it, or send multitask_strategy "interrupt" or "enqueue"`,
+          `Thread ${id} is busy with run ${active.run_id}; wait for it, cancel it, or send multitask_strategy "interrupt" or "enqueue"`,
         );
       }
       if (strategy === "interrupt" || strategy === "rollback") active.controller.abort();
       await active.done;
     }
-  }
-
-  async function startRun(owner: string, threadId: string, body: RunCreate) {
-    const stored = await ownThread(owner, threadId);
-    const graph = bound.get(body.assistant_id);
-    if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
-    await makeRoom(stored.view.thread_id, body.multitask_strategy ?? "reject");
-    // Checked again after the wait, then started with no await in between: one run per thread.
-    await makeRoom(stored.view.thread_id, "reject");
     const run = new RunRecord({
-      threadId: stored.view.thread_id,
+      threadId: id,
       assistantId: body.assistant_id,
       metadata: body.metadata ?? {},
-      multitaskStrategy: body.multitask_strategy ?? "reject",
+      multitaskStrategy: strategy,
       resumable: body.stream_resumable === true,
     });
     runs.start(run);
