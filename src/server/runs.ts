@@ -132,6 +132,8 @@ export class RunRecord {
 export class RunRegistry {
   readonly #active = new Map<string, RunRecord>();
   readonly #runs = new Map<string, RunRecord>();
+  /** Ended runs, oldest end first: only these are forgotten beyond the cap. */
+  readonly #finished = new Set<RunRecord>();
 
   activeOn(threadId: string): RunRecord | undefined {
     return this.#active.get(threadId);
@@ -166,10 +168,15 @@ export class RunRegistry {
     void run.done.then(() => {
       if (this.#active.get(run.thread_id) === run) this.#active.delete(run.thread_id);
       if (!run.resumable) run.forget();
-      while (this.#runs.size > FINISHED_RUNS_KEPT) {
-        const oldest = this.#runs.keys().next().value;
-        if (oldest === undefined) break;
-        this.#runs.delete(oldest);
+      // A dropped thread's run is already forgotten; it must not come back here.
+      if (this.#runs.get(run.run_id) !== run) return;
+      this.#finished.add(run);
+      // Only ended runs are forgotten: a run still going stays reachable (get, join, cancel)
+      // however many other runs end meanwhile.
+      for (const oldest of this.#finished) {
+        if (this.#finished.size <= FINISHED_RUNS_KEPT) break;
+        this.#finished.delete(oldest);
+        this.#runs.delete(oldest.run_id);
       }
     });
   }
@@ -177,6 +184,10 @@ export class RunRegistry {
   /** Forgets a deleted thread's runs, cancelling the active one. */
   dropThread(threadId: string): void {
     this.#active.get(threadId)?.controller.abort();
-    for (const [id, run] of this.#runs) if (run.thread_id === threadId) this.#runs.delete(id);
+    for (const [id, run] of this.#runs) {
+      if (run.thread_id !== threadId) continue;
+      this.#runs.delete(id);
+      this.#finished.delete(run);
+    }
   }
 }

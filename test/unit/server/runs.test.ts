@@ -81,4 +81,36 @@ describe("RunRegistry", () => {
     expect(registry.list("t", "success")).toEqual([first]);
     expect(registry.list("other")).toEqual([]);
   });
+
+  it("remembers the last 500 ended runs, and never forgets a run that has not ended", async () => {
+    const registry = new RunRegistry();
+    const long = new RunRecord({
+      threadId: "busy",
+      assistantId: "agent",
+      metadata: {},
+      multitaskStrategy: "reject",
+      resumable: false,
+    });
+    registry.start(long);
+    const quick: RunRecord[] = [];
+    for (let i = 0; i < 501; i++) {
+      const each = run();
+      registry.start(each);
+      each.end("success");
+      await each.done;
+      quick.push(each);
+    }
+    await Promise.resolve();
+    expect(registry.get("busy", long.run_id)).toBe(long);
+    expect(registry.activeOn("busy")).toBe(long);
+    expect(registry.get("t", quick[0]!.run_id)).toBeUndefined();
+    expect(registry.get("t", quick[1]!.run_id)).toBe(quick[1]);
+    expect(registry.list("t").length).toBe(500);
+    long.end("success");
+    await long.done;
+    await Promise.resolve();
+    // The long run is now the newest ended run: kept, and the oldest quick one goes.
+    expect(registry.get("busy", long.run_id)).toBe(long);
+    expect(registry.get("t", quick[1]!.run_id)).toBeUndefined();
+  });
 });
