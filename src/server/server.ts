@@ -8,6 +8,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { StudioClient } from "../client";
 import type { StudioClientOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
+import { StudioRateLimitError } from "../errors";
 import { executeRun } from "./execute";
 import { bindGraph, type GraphLike, type RunnableGraph } from "./graphs";
 import { HttpProblem, json, noContent, notFound, problem, readJson, unknownRoute } from "./http";
@@ -48,6 +49,12 @@ export interface AgentServerOptions extends StudioClientOptions {
   client?: StudioClient | undefined;
   /** Path prefix the handler is mounted under (e.g. "/api"), stripped before routing. */
   basePath?: string | undefined;
+  /**
+   * Told of every error the handler did not expect (a 500, a 503 for the service's rate limit,
+   * a run whose thread list update failed), with the request. The browser gets only a generic
+   * message: service errors name hosts, paths and accounts. Default: `console.error`.
+   */
+  onError?: ((error: unknown, request: Request) => void) | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -55,7 +62,8 @@ export type AgentServerHandler = (request: Request) => Promise<Response>;
 const SERVER_STARTED = new Date().toISOString();
 
 export function createAgentServer(options: AgentServerOptions): AgentServerHandler {
-  const { graphs, checkpointer, store, auth, basePath, client, ...clientOptions } = options;
+  const { graphs, checkpointer, store, auth, basePath, client, onError, ...clientOptions } =
+    options;
   const studio = resolveClient({ ...clientOptions, client });
   const records = new ThreadRecords(studio);
   const runs = new RunRegistry();
@@ -118,7 +126,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     return runEventsResponse(run, location, lastEventId, onDisconnect);
   }
 
-  async function startRun(owner: string, threadId: string, body: RunCreate) {
+  async function startRun(request: Request, owner: string, threadId: string, body: RunCreate) {
     const stored = await ownThread(owner, threadId);
     const graph = bound.get(body.assistant_id);
     if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
@@ -168,13 +176,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
         );
         await records.save(latest, view);
       } catch (error) {
+        report(error, request);
         if (status === "success") {
           status = "error";
           run.push(
             "error",
             JSON.stringify({
               error: "ThreadSaveError",
-              message: `The run finished but the thread list was not updated: ${error instanceof Error ? error.message : String(error)}`,
+              message:
+                "The run finished and its state is saved, but the thread list was not updated; the server's log has the cause",
             }),
           );
         }
@@ -285,7 +295,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }),
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
       const body = parseBody(RunCreateSchema, await readJson(request));
-      return startRun(owner, p.thread_id ?? "", body);
+      return startRun(request, owner, p.thread_id ?? "", body);
     }),
     route("GET", "/threads/:thread_id/runs", async (_r, owner, p, url) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
@@ -329,6 +339,16 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }
   }
 
+  /** Tells the operator; never lets a faulty hook turn the answer into a crash. */
+  function report(error: unknown, request: Request): void {
+    try {
+      if (onError) onError(error, request);
+      else console.error(`Agent Server: ${request.method} ${request.url} failed:`, error);
+    } catch {
+      // The hook's own failure must not change what the caller gets.
+    }
+  }
+
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     let path = url.pathname;
@@ -343,8 +363,17 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return await matched.entry.run(request, owner, matched.params, url);
     } catch (error) {
       if (error instanceof HttpProblem) return error.toResponse();
-      const message = error instanceof Error ? error.message : String(error);
-      return problem(500, "Internal Server Error", message);
+      report(error, request);
+      if (error instanceof StudioRateLimitError) {
+        const seconds =
+          error.retryAfter !== undefined ? Math.max(1, Math.ceil(error.retryAfter / 1000)) : 0;
+        return json(
+          { error: "Service Unavailable", message: "the server is busy; try again shortly" },
+          503,
+          seconds > 0 ? { "Retry-After": String(seconds) } : undefined,
+        );
+      }
+      return problem(500, "Internal Server Error", "internal error");
     }
   };
 }

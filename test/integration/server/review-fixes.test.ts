@@ -5,7 +5,8 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { StudioClient } from "../../../src/client";
 import { useEmulator } from "../../helpers/emulator";
 import { sdkClient, studioServer } from "./harness";
 import { collect, say } from "./scripts";
@@ -84,4 +85,79 @@ describe("createAgentServer: runs waiting on the same run", () => {
       }
     });
   }
+});
+
+describe("createAgentServer: errors it did not expect", () => {
+  function searchThreads(handler: (request: Request) => Promise<Response>) {
+    return handler(
+      new Request("http://agent.test/threads/search", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      }),
+    );
+  }
+
+  it("answers 500 without the error's text and hands the error to onError", async () => {
+    const seen: { error: unknown; request: Request }[] = [];
+    const wrongKey = new StudioClient({
+      baseUrl: emulator.handle.baseUrl,
+      proxyUrl: emulator.handle.proxyUrl,
+      apiKey: "sk-wrong-key-for-org-acme-internal",
+      maxRetries: 0,
+    } as ConstructorParameters<typeof StudioClient>[0]);
+    const { handler } = studioServer(emulator.handle, {
+      client: wrongKey,
+      onError: (error, request) => {
+        seen.push({ error, request });
+      },
+    });
+    const response = await searchThreads(handler);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({ error: "Internal Server Error", message: "internal error" });
+    expect(text).not.toContain(new URL(emulator.handle.baseUrl).host);
+    expect(seen.length).toBe(1);
+    expect(seen[0]?.error).toBeInstanceOf(Error);
+    expect(seen[0]?.request.url).toBe("http://agent.test/threads/search");
+  });
+
+  it("logs the error with console.error when no onError is given", async () => {
+    const wrongKey = new StudioClient({
+      baseUrl: emulator.handle.baseUrl,
+      proxyUrl: emulator.handle.proxyUrl,
+      apiKey: "sk-wrong-key",
+      maxRetries: 0,
+    } as ConstructorParameters<typeof StudioClient>[0]);
+    const { handler } = studioServer(emulator.handle, { client: wrongKey });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      expect((await searchThreads(handler)).status).toBe(500);
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(logged.mock.calls[0]?.some((arg) => arg instanceof Error)).toBe(true);
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("answers 503 when the service rate-limits the server", async () => {
+    const limited = new StudioClient({
+      baseUrl: emulator.handle.baseUrl,
+      proxyUrl: emulator.handle.proxyUrl,
+      apiKey: emulator.handle.apiKey,
+      maxRetries: 0,
+      fetch: async () =>
+        new Response(JSON.stringify({ error: { message: "slow down", type: "rate_limit" } }), {
+          status: 429,
+          headers: { "Content-Type": "application/json", "Retry-After": "7" },
+        }),
+    } as ConstructorParameters<typeof StudioClient>[0]);
+    const { handler } = studioServer(emulator.handle, { client: limited, onError: () => {} });
+    const response = await searchThreads(handler);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("7");
+    const body = (await response.json()) as { error: string; message: string };
+    expect(body.error).toBe("Service Unavailable");
+    expect(body.message).not.toContain("slow down");
+  });
 });
