@@ -4,7 +4,12 @@
  * metadata, unbounded buffers and bodies, and a PATCH lost to a run's final save.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import {
+  type LangGraphRunnableConfig,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+} from "@langchain/langgraph";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { useEmulator } from "../../helpers/emulator";
@@ -159,5 +164,39 @@ describe("createAgentServer: errors it did not expect", () => {
     const body = (await response.json()) as { error: string; message: string };
     expect(body.error).toBe("Service Unavailable");
     expect(body.message).not.toContain("slow down");
+  });
+});
+
+describe("createAgentServer: what the server says about a run", () => {
+  it("does not let body metadata or configurable name another user or assistant", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const spy = new StateGraph(MessagesAnnotation)
+      .addNode("look", (_state, config: LangGraphRunnableConfig) => {
+        seen.push({
+          metadata: { ...(config.metadata ?? {}) },
+          configurable: { ...(config.configurable ?? {}) },
+        });
+        return { messages: [new AIMessage({ content: "looked" })] };
+      })
+      .addEdge(START, "look")
+      .compile();
+    const { handler } = studioServer(emulator.handle, {
+      graphs: { spy },
+      auth: (request) => request.headers.get("X-User"),
+    });
+    const client = sdkClient(handler, { "X-User": "mallory" });
+    const thread = await client.threads.create();
+    await collect(
+      client.runs.stream(thread.thread_id, "spy", {
+        input: say("hi"),
+        metadata: { langgraph_auth_user_id: "alice", assistant_id: "admin", source: "ui" },
+        config: { configurable: { langgraph_auth_user_id: "alice", assistant_id: "admin" } },
+      }),
+    );
+    expect(seen.length).toBe(1);
+    expect(seen[0]).toMatchObject({
+      metadata: { langgraph_auth_user_id: "mallory", assistant_id: "spy", source: "ui" },
+      configurable: { langgraph_auth_user_id: "mallory", assistant_id: "spy" },
+    });
   });
 });
