@@ -11,7 +11,16 @@ import { resolveClient } from "../client/resolve";
 import { StudioRateLimitError } from "../errors";
 import { executeRun } from "./execute";
 import { bindGraph, type GraphLike, type RunnableGraph } from "./graphs";
-import { HttpProblem, json, noContent, notFound, problem, readJson, unknownRoute } from "./http";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  HttpProblem,
+  json,
+  noContent,
+  notFound,
+  problem,
+  readJson,
+  unknownRoute,
+} from "./http";
 import {
   HistorySchema,
   parseBody,
@@ -55,6 +64,8 @@ export interface AgentServerOptions extends StudioClientOptions {
    * message: service errors name hosts, paths and accounts. Default: `console.error`.
    */
   onError?: ((error: unknown, request: Request) => void) | undefined;
+  /** The largest request body accepted, in bytes; a larger one is a 413. Default 10 MiB. */
+  maxBodyBytes?: number | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -62,8 +73,19 @@ export type AgentServerHandler = (request: Request) => Promise<Response>;
 const SERVER_STARTED = new Date().toISOString();
 
 export function createAgentServer(options: AgentServerOptions): AgentServerHandler {
-  const { graphs, checkpointer, store, auth, basePath, client, onError, ...clientOptions } =
-    options;
+  const {
+    graphs,
+    checkpointer,
+    store,
+    auth,
+    basePath,
+    client,
+    onError,
+    maxBodyBytes,
+    ...clientOptions
+  } = options;
+  const bodyLimit = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const readBody = (request: Request) => readJson(request, bodyLimit);
   const studio = resolveClient({ ...clientOptions, client });
   const records = new ThreadRecords(studio);
   const runs = new RunRegistry();
@@ -210,7 +232,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return bound.has(id) ? json(assistant(id)) : notFound(`Assistant ${id}`);
     }),
     route("POST", "/threads", async (request, owner) => {
-      const body = parseBody(ThreadCreateSchema, await readJson(request));
+      const body = parseBody(ThreadCreateSchema, await readBody(request));
       if (body.thread_id) {
         throw new HttpProblem(
           422,
@@ -235,7 +257,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(created.view);
     }),
     route("POST", "/threads/search", async (request, owner) => {
-      const body = parseBody(ThreadSearchSchema, await readJson(request));
+      const body = parseBody(ThreadSearchSchema, await readBody(request));
       const all = (await records.list(owner)).map(shown);
       const { page, total } = searchThreads(all, {
         metadata: body.metadata ?? undefined,
@@ -251,7 +273,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       json(shown((await ownThread(owner, p.thread_id ?? "")).view)),
     ),
     route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
-      const body = parseBody(ThreadPatchSchema, await readJson(request));
+      const body = parseBody(ThreadPatchSchema, await readBody(request));
       const stored = await ownThread(owner, p.thread_id ?? "");
       const metadata = { ...stored.view.metadata, ...(body.metadata ?? {}) };
       // The owner is the server's to say.
@@ -272,7 +294,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(await threadState(stored.view, url));
     }),
     route("POST", "/threads/:thread_id/history", async (request, owner, p) => {
-      const body = parseBody(HistorySchema, await readJson(request));
+      const body = parseBody(HistorySchema, await readBody(request));
       const stored = await ownThread(owner, p.thread_id ?? "");
       const graph = graphOf(stored.view);
       if (!graph) return json([]);
@@ -294,7 +316,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(history);
     }),
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
-      const body = parseBody(RunCreateSchema, await readJson(request));
+      const body = parseBody(RunCreateSchema, await readBody(request));
       return startRun(request, owner, p.thread_id ?? "", body);
     }),
     route("GET", "/threads/:thread_id/runs", async (_r, owner, p, url) => {
@@ -313,7 +335,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     route("GET", "/threads/:thread_id/runs/:run_id/stream", async (request, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
       const run = runs.get(stored.view.thread_id, p.run_id ?? "");
-      if (!run) return notFound(`Run ${p.run_id}`);
+      // A finished run whose events were dropped for the memory budget: nothing left to join.
+      if (!run || run.eventsDropped) return notFound(`Run ${p.run_id}`);
       const lastEventId = request.headers.get("Last-Event-ID") ?? undefined;
       return sse(run, lastEventId || undefined);
     }),

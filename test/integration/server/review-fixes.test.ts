@@ -200,3 +200,33 @@ describe("createAgentServer: what the server says about a run", () => {
     });
   });
 });
+
+describe("createAgentServer: request size", () => {
+  it("answers 413 to a body over maxBodyBytes, with or without Content-Length", async () => {
+    const { handler } = studioServer(emulator.handle, { maxBodyBytes: 2000 });
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    await expect(
+      collect(client.runs.stream(thread.thread_id, "echo", { input: say("x".repeat(3000)) })),
+    ).rejects.toThrow(/413/);
+    const body = JSON.stringify({ assistant_id: "echo", input: say("y".repeat(3000)) });
+    const streamed = await handler(
+      new Request(`http://agent.test/threads/${thread.thread_id}/runs/stream`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: new Blob([body]).stream(),
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toMatchObject({ error: "Payload Too Large" });
+    expect((await client.threads.getState(thread.thread_id)).values).toEqual({});
+    // Under the limit, the run goes on as usual.
+    const events = await collect(
+      client.runs.stream(thread.thread_id, "echo", { input: say("ok") }),
+    );
+    expect(texts(events.filter((e) => e.event === "values").at(-1)?.data)).toContain(
+      "You said: ok",
+    );
+  });
+});
