@@ -180,9 +180,11 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     void (async () => {
       let status = await executeRun(graph, run, body, auth ? owner : undefined);
       try {
-        // The thread as a user sees it, refreshed from the run's final state.
-        const latest = (await records.get(owner, run.thread_id)) ?? stored;
+        // The thread as a user sees it, refreshed from the run's final state. The state is read
+        // first and the thread record last, right before the save, so a PATCH that lands while
+        // the state is read is in the record the save builds on.
         const state = await graph.getState({ configurable: { thread_id: run.thread_id } });
+        const latest = (await records.get(owner, run.thread_id)) ?? stored;
         const view = afterRun(
           {
             ...latest.view,

@@ -4,6 +4,7 @@
  * metadata, unbounded buffers and bodies, and a PATCH lost to a run's final save.
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   type LangGraphRunnableConfig,
   MessagesAnnotation,
@@ -12,6 +13,7 @@ import {
 } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { StudioClient } from "../../../src/client";
+import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 import { sdkClient, studioServer } from "./harness";
 import { collect, say } from "./scripts";
@@ -228,5 +230,45 @@ describe("createAgentServer: request size", () => {
     expect(texts(events.filter((e) => e.event === "values").at(-1)?.data)).toContain(
       "You said: ok",
     );
+  });
+});
+
+describe("createAgentServer: a PATCH while a run ends", () => {
+  it("keeps metadata patched while the run reads its final state", async () => {
+    const client0 = new StudioClient({
+      baseUrl: emulator.handle.baseUrl,
+      proxyUrl: emulator.handle.proxyUrl,
+      apiKey: emulator.handle.apiKey,
+    } as ConstructorParameters<typeof StudioClient>[0]);
+    let client: ReturnType<typeof sdkClient> | undefined;
+    let threadId = "";
+    let patchNextRead = false;
+    /** The run's final state read is the first read after its node ran: PATCH right then. */
+    class PatchingSaver extends StudioCheckpointSaver {
+      override async getTuple(config: RunnableConfig) {
+        if (patchNextRead && client) {
+          patchNextRead = false;
+          await client.threads.update(threadId, { metadata: { pinned: true } });
+        }
+        return super.getTuple(config);
+      }
+    }
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("reply", () => {
+        patchNextRead = true;
+        return { messages: [new AIMessage({ content: "done" })] };
+      })
+      .addEdge(START, "reply")
+      .compile();
+    const { handler } = studioServer(emulator.handle, {
+      graphs: { patched: graph },
+      checkpointer: new PatchingSaver({ client: client0 }),
+    });
+    client = sdkClient(handler);
+    threadId = (await client.threads.create({ metadata: { from: "test" } })).thread_id;
+    await collect(client.runs.stream(threadId, "patched", { input: say("hi") }));
+    expect(patchNextRead).toBe(false);
+    const thread = await client.threads.get(threadId);
+    expect(thread.metadata).toMatchObject({ from: "test", pinned: true, graph_id: "patched" });
   });
 });
