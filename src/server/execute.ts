@@ -53,7 +53,8 @@ function graphInput(body: RunCreate): unknown {
 
 /**
  * Configurable keys a client may not set: LangGraph's internals (`__pregel_*`...), the caller's
- * identity (the server sets it from `auth`) and the assistant (the server sets the one run).
+ * identity (the server sets it from `auth`) and the assistant (the server names it `graph_id`,
+ * as the reference embed server does; a caller's `assistant_id` would contradict it).
  */
 const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user|assistant_id$)/;
 
@@ -94,7 +95,6 @@ export function runConfig(
     thread_id: threadId,
     run_id: runId,
     graph_id: body.assistant_id,
-    assistant_id: body.assistant_id,
     ...(userId !== undefined ? { langgraph_auth_user_id: userId } : {}),
   };
   return {
@@ -108,7 +108,6 @@ export function runConfig(
       run_id: runId,
       thread_id: threadId,
       graph_id: body.assistant_id,
-      assistant_id: body.assistant_id,
       run_attempt: 1,
       ...(userId !== undefined ? { langgraph_auth_user_id: userId } : {}),
     },

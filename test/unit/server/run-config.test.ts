@@ -31,7 +31,6 @@ describe("runConfig", () => {
       thread_id: "t1",
       run_id: "r1",
       graph_id: "agent",
-      assistant_id: "agent",
       langgraph_auth_user_id: "ada",
     });
     expect(config).toMatchObject({ tags: ["x"], recursionLimit: 5 });
@@ -39,9 +38,10 @@ describe("runConfig", () => {
       source: "ui",
       run_id: "r1",
       thread_id: "t1",
-      assistant_id: "agent",
+      graph_id: "agent",
       langgraph_auth_user_id: "ada",
     });
+    expect("assistant_id" in config.metadata).toBe(false);
   });
 
   it("sets no user id without auth", () => {
