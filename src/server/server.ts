@@ -36,6 +36,7 @@ import { runEventsResponse } from "./sse";
 import { emptyThreadState, toThreadState } from "./state";
 import { type StoredThread, ThreadRecords } from "./thread-records";
 import { afterRun, searchThreads, type ThreadView, titleOf } from "./thread-view";
+import { trackWrites } from "./write-tracker";
 
 /** Who is calling: a user id, or null (then 401). */
 export type AgentServerAuth = (
@@ -89,9 +90,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   const studio = resolveClient({ ...clientOptions, client });
   const records = new ThreadRecords(studio);
   const runs = new RunRegistry();
+  const writes = trackWrites(checkpointer);
   const bound = new Map<string, RunnableGraph>();
   for (const [id, graph] of Object.entries(graphs)) {
-    bound.set(id, bindGraph(graph, id, checkpointer, store));
+    bound.set(id, bindGraph(graph, id, writes.saver, store));
   }
   const prefix = (basePath ?? "").replace(/\/+$/, "");
 
@@ -286,9 +288,23 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }),
     route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
-      runs.dropThread(stored.view.thread_id);
-      await checkpointer.deleteThread(stored.view.thread_id);
-      await records.delete(stored.view.thread_id);
+      const id = stored.view.thread_id;
+      const active = runs.activeOn(id);
+      runs.dropThread(id);
+      // The cancelled run ends before its last checkpoint writes do: drop its writes from now
+      // on, and wait for the run and the writes already under way, so the delete leaves nothing
+      // of the conversation behind.
+      writes.forbid(id);
+      try {
+        if (active) await active.done;
+        await writes.settled(id);
+        await checkpointer.deleteThread(id);
+        await records.delete(id);
+      } catch (error) {
+        // Not deleted: the thread's next runs must be able to save again.
+        writes.allow(id);
+        throw error;
+      }
       return noContent();
     }),
     route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {

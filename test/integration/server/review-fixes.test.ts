@@ -7,6 +7,7 @@ import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   type LangGraphRunnableConfig,
+  MemorySaver,
   MessagesAnnotation,
   START,
   StateGraph,
@@ -197,9 +198,11 @@ describe("createAgentServer: what the server says about a run", () => {
     );
     expect(seen.length).toBe(1);
     expect(seen[0]).toMatchObject({
-      metadata: { langgraph_auth_user_id: "mallory", assistant_id: "spy", source: "ui" },
-      configurable: { langgraph_auth_user_id: "mallory", assistant_id: "spy" },
+      metadata: { langgraph_auth_user_id: "mallory", graph_id: "spy", source: "ui" },
+      configurable: { langgraph_auth_user_id: "mallory", graph_id: "spy" },
     });
+    // The assistant is the server's to say (as graph_id): the caller's word is dropped.
+    expect(JSON.stringify(seen[0])).not.toContain("admin");
   });
 });
 
@@ -270,5 +273,45 @@ describe("createAgentServer: a PATCH while a run ends", () => {
     expect(patchNextRead).toBe(false);
     const thread = await client.threads.get(threadId);
     expect(thread.metadata).toMatchObject({ from: "test", pinned: true, graph_id: "patched" });
+  });
+});
+
+describe("createAgentServer: DELETE during a run", () => {
+  it("leaves no checkpoint of the thread behind, even those being written when it came", async () => {
+    class SlowSaver extends MemorySaver {
+      override async put(...args: Parameters<MemorySaver["put"]>) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return super.put(...args);
+      }
+      override async putWrites(...args: Parameters<MemorySaver["putWrites"]>) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return super.putWrites(...args);
+      }
+    }
+    const saver = new SlowSaver();
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("a", () => ({ messages: [new AIMessage({ content: "a" })] }))
+      .addNode("b", () => ({ messages: [new AIMessage({ content: "b" })] }))
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile();
+    const { handler } = studioServer(emulator.handle, {
+      graphs: { two: graph },
+      checkpointer: saver,
+    });
+    const client = sdkClient(handler);
+    const { thread_id } = await client.threads.create();
+    const running = await handler(
+      post(thread_id, { assistant_id: "two", input: say("secret"), on_disconnect: "continue" }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await client.threads.delete(thread_id);
+    await running.text();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const left: unknown[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id } })) left.push(tuple);
+    expect(left).toEqual([]);
+    expect(JSON.stringify(saver.writes)).not.toContain(thread_id);
+    await expect(client.threads.get(thread_id)).rejects.toThrow(/404/);
   });
 });
