@@ -2,8 +2,9 @@
  * Runs in this process: the active run of each thread (for `multitask_strategy` and cancel), and
  * each run's events, kept while it runs so a client that reconnects (`Last-Event-ID`) or joins
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
- * it was started with `stream_resumable`; the last few hundred runs are remembered for
- * `GET .../runs/:run_id`. Nothing here crosses processes: another process sees the thread's
+ * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
+ * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
+ * forgotten). Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
 
