@@ -52,10 +52,24 @@ function graphInput(body: RunCreate): unknown {
 }
 
 /**
- * Configurable keys a client may not set: LangGraph's internals (`__pregel_*`...) and the
- * caller's identity, which the server sets from `auth`.
+ * Configurable keys a client may not set: LangGraph's internals (`__pregel_*`...), the caller's
+ * identity (the server sets it from `auth`) and the assistant (the server names it `graph_id`,
+ * as the reference embed server does; a caller's `assistant_id` would contradict it).
  */
-const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user)/;
+const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user|assistant_id$)/;
+
+/**
+ * Run metadata keys a client may not set: the graph reads them (`config.metadata`) and the
+ * checkpoints keep them (history filters), so they must be the server's word, not the body's.
+ */
+const RESERVED_METADATA =
+  /^(__|langgraph_auth_user|assistant_id$|graph_id$|run_id$|thread_id$|run_attempt$)/;
+
+function callerMetadata(values: Record<string, unknown> | null | undefined) {
+  return Object.fromEntries(
+    Object.entries(values ?? {}).filter(([key]) => !RESERVED_METADATA.test(key)),
+  );
+}
 
 function callerConfigurable(values: Record<string, unknown> | null | undefined) {
   return Object.fromEntries(
@@ -90,11 +104,12 @@ export function runConfig(
       ? { recursionLimit: body.config.recursion_limit }
       : {}),
     metadata: {
-      ...(body.metadata ?? {}),
+      ...callerMetadata(body.metadata),
       run_id: runId,
       thread_id: threadId,
       graph_id: body.assistant_id,
       run_attempt: 1,
+      ...(userId !== undefined ? { langgraph_auth_user_id: userId } : {}),
     },
   };
 }

@@ -49,9 +49,50 @@ export function sseFrame(event: string, data: string, id?: string): string {
   return `event: ${event}\ndata: ${data}\n${id === undefined ? "" : `id: ${id}\n`}\n`;
 }
 
-/** Reads a JSON body, tolerating an empty one. */
-export async function readJson(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
+/** The request body size `createAgentServer` accepts unless told otherwise (10 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+function tooLarge(limit: number): HttpProblem {
+  return new HttpProblem(
+    413,
+    "Payload Too Large",
+    `the request body is over ${limit} bytes (the server's maxBodyBytes); send less`,
+  );
+}
+
+/** The body as text, refusing (413) past `limit` bytes without reading the rest. */
+async function readText(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("Content-Length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Reads a JSON body of at most `limit` bytes, tolerating an empty one. */
+export async function readJson(
+  request: Request,
+  limit = DEFAULT_MAX_BODY_BYTES,
+): Promise<Record<string, unknown>> {
+  const text = await readText(request, limit);
   if (text.trim() === "") return {};
   let value: unknown;
   try {

@@ -2,8 +2,9 @@
  * Runs in this process: the active run of each thread (for `multitask_strategy` and cancel), and
  * each run's events, kept while it runs so a client that reconnects (`Last-Event-ID`) or joins
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
- * it was started with `stream_resumable`; the last few hundred runs are remembered for
- * `GET .../runs/:run_id`. Nothing here crosses processes: another process sees the thread's
+ * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
+ * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
+ * forgotten). Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
 
@@ -19,6 +20,13 @@ export interface RunEvent {
 /** Runs remembered after they end (for `GET .../runs/:run_id` and resumable joins). */
 const FINISHED_RUNS_KEPT = 500;
 
+/**
+ * The most event text all finished resumable runs keep together (64 MiB). 500 runs of a few
+ * large answers would otherwise hold gigabytes; past this the oldest finished runs' events go
+ * first (the run is still listed, its join is a 404). A run still going keeps all its events.
+ */
+const FINISHED_EVENT_BYTES = 64 * 1024 * 1024;
+
 export class RunRecord {
   readonly run_id: string;
   readonly thread_id: string;
@@ -31,6 +39,8 @@ export class RunRecord {
   readonly resumable: boolean;
   readonly controller = new AbortController();
   #events: RunEvent[] = [];
+  #bytes = 0;
+  #dropped = false;
   #ended = false;
   #wake: (() => void)[] = [];
   readonly #done: Promise<void>;
@@ -65,9 +75,20 @@ export class RunRecord {
     return this.#done;
   }
 
+  /** Size of the buffered events (their text's length: a byte a character for ASCII JSON). */
+  get eventBytes(): number {
+    return this.#bytes;
+  }
+
+  /** True once the registry dropped this finished run's events to stay within its budget. */
+  get eventsDropped(): boolean {
+    return this.#dropped;
+  }
+
   push(event: string, data: string): void {
     if (this.#ended) return;
     this.#events.push({ id: String(this.#events.length), event, data });
+    this.#bytes += event.length + data.length;
     this.#notify();
   }
 
@@ -83,6 +104,13 @@ export class RunRecord {
   /** Drops the buffered events (a finished run that is not resumable). */
   forget(): void {
     this.#events = [];
+    this.#bytes = 0;
+  }
+
+  /** Drops a finished resumable run's events for the budget: a join is then a 404. */
+  dropEvents(): void {
+    this.forget();
+    this.#dropped = true;
   }
 
   /**
@@ -130,8 +158,18 @@ export class RunRecord {
 }
 
 export class RunRegistry {
+  readonly #eventBudget: number;
   readonly #active = new Map<string, RunRecord>();
   readonly #runs = new Map<string, RunRecord>();
+  /** Ended runs, oldest end first: only these are forgotten beyond the cap. */
+  readonly #finished = new Set<RunRecord>();
+  /** Finished runs still holding events, oldest end first, and their total size. */
+  readonly #holding = new Set<RunRecord>();
+  #heldBytes = 0;
+
+  constructor(options: { finishedEventBytes?: number } = {}) {
+    this.#eventBudget = options.finishedEventBytes ?? FINISHED_EVENT_BYTES;
+  }
 
   activeOn(threadId: string): RunRecord | undefined {
     return this.#active.get(threadId);
@@ -166,17 +204,42 @@ export class RunRegistry {
     void run.done.then(() => {
       if (this.#active.get(run.thread_id) === run) this.#active.delete(run.thread_id);
       if (!run.resumable) run.forget();
-      while (this.#runs.size > FINISHED_RUNS_KEPT) {
-        const oldest = this.#runs.keys().next().value;
-        if (oldest === undefined) break;
-        this.#runs.delete(oldest);
+      // A dropped thread's run is already forgotten; it must not come back here.
+      if (this.#runs.get(run.run_id) !== run) return;
+      this.#finished.add(run);
+      // Only ended runs are forgotten: a run still going stays reachable (get, join, cancel)
+      // however many other runs end meanwhile.
+      for (const oldest of this.#finished) {
+        if (this.#finished.size <= FINISHED_RUNS_KEPT) break;
+        this.#finished.delete(oldest);
+        this.#runs.delete(oldest.run_id);
+        this.#release(oldest);
+      }
+      if (run.eventBytes > 0) {
+        this.#holding.add(run);
+        this.#heldBytes += run.eventBytes;
+      }
+      for (const oldest of this.#holding) {
+        if (this.#heldBytes <= this.#eventBudget) break;
+        this.#release(oldest);
+        oldest.dropEvents();
       }
     });
+  }
+
+  /** Stops counting a finished run's events (forgotten, or about to be dropped). */
+  #release(run: RunRecord): void {
+    if (this.#holding.delete(run)) this.#heldBytes -= run.eventBytes;
   }
 
   /** Forgets a deleted thread's runs, cancelling the active one. */
   dropThread(threadId: string): void {
     this.#active.get(threadId)?.controller.abort();
-    for (const [id, run] of this.#runs) if (run.thread_id === threadId) this.#runs.delete(id);
+    for (const [id, run] of this.#runs) {
+      if (run.thread_id !== threadId) continue;
+      this.#runs.delete(id);
+      this.#finished.delete(run);
+      this.#release(run);
+    }
   }
 }

@@ -8,9 +8,19 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { StudioClient } from "../client";
 import type { StudioClientOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
+import { StudioRateLimitError } from "../errors";
 import { executeRun } from "./execute";
 import { bindGraph, type GraphLike, type RunnableGraph } from "./graphs";
-import { HttpProblem, json, noContent, notFound, problem, readJson, unknownRoute } from "./http";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  HttpProblem,
+  json,
+  noContent,
+  notFound,
+  problem,
+  readJson,
+  unknownRoute,
+} from "./http";
 import {
   HistorySchema,
   parseBody,
@@ -26,6 +36,7 @@ import { runEventsResponse } from "./sse";
 import { emptyThreadState, toThreadState } from "./state";
 import { type StoredThread, ThreadRecords } from "./thread-records";
 import { afterRun, searchThreads, type ThreadView, titleOf } from "./thread-view";
+import { trackWrites } from "./write-tracker";
 
 /** Who is calling: a user id, or null (then 401). */
 export type AgentServerAuth = (
@@ -48,6 +59,14 @@ export interface AgentServerOptions extends StudioClientOptions {
   client?: StudioClient | undefined;
   /** Path prefix the handler is mounted under (e.g. "/api"), stripped before routing. */
   basePath?: string | undefined;
+  /**
+   * Told of every error the handler did not expect (a 500, a 503 for the service's rate limit,
+   * a run whose thread list update failed), with the request. The browser gets only a generic
+   * message: service errors name hosts, paths and accounts. Default: `console.error`.
+   */
+  onError?: ((error: unknown, request: Request) => void) | undefined;
+  /** The largest request body accepted, in bytes; a larger one is a 413. Default 10 MiB. */
+  maxBodyBytes?: number | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -55,13 +74,26 @@ export type AgentServerHandler = (request: Request) => Promise<Response>;
 const SERVER_STARTED = new Date().toISOString();
 
 export function createAgentServer(options: AgentServerOptions): AgentServerHandler {
-  const { graphs, checkpointer, store, auth, basePath, client, ...clientOptions } = options;
+  const {
+    graphs,
+    checkpointer,
+    store,
+    auth,
+    basePath,
+    client,
+    onError,
+    maxBodyBytes,
+    ...clientOptions
+  } = options;
+  const bodyLimit = maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const readBody = (request: Request) => readJson(request, bodyLimit);
   const studio = resolveClient({ ...clientOptions, client });
   const records = new ThreadRecords(studio);
   const runs = new RunRegistry();
+  const writes = trackWrites(checkpointer);
   const bound = new Map<string, RunnableGraph>();
   for (const [id, graph] of Object.entries(graphs)) {
-    bound.set(id, bindGraph(graph, id, checkpointer, store));
+    bound.set(id, bindGraph(graph, id, writes.saver, store));
   }
   const prefix = (basePath ?? "").replace(/\/+$/, "");
 
@@ -118,42 +150,43 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     return runEventsResponse(run, location, lastEventId, onDisconnect);
   }
 
-  /** Waits out (or cancels) the thread's active run as the strategy says; 409 for "reject". */
-  async function makeRoom(threadId: string, strategy: string): Promise<void> {
-    for (let active = runs.activeOn(threadId); active; active = runs.activeOn(threadId)) {
+  async function startRun(request: Request, owner: string, threadId: string, body: RunCreate) {
+    const stored = await ownThread(owner, threadId);
+    const graph = bound.get(body.assistant_id);
+    if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
+    const id = stored.view.thread_id;
+    const strategy = body.multitask_strategy ?? "reject";
+    // Waits out (or cancels) the thread's active run as the strategy says. Runs waiting on the
+    // same run all wake together: each checks again, and the first to find the thread free starts
+    // its run in the same synchronous step (no await between the last check and `runs.start`),
+    // so the others find it active and wait for it in turn. One run per thread.
+    for (let active = runs.activeOn(id); active; active = runs.activeOn(id)) {
       if (strategy === "reject") {
         throw new HttpProblem(
           409,
           "Conflict",
-          `Thread ${threadId} is busy with run ${active.run_id}; wait for it, cancel it, or send multitask_strategy "interrupt" or "enqueue"`,
+          `Thread ${id} is busy with run ${active.run_id}; wait for it, cancel it, or send multitask_strategy "interrupt" or "enqueue"`,
         );
       }
       if (strategy === "interrupt" || strategy === "rollback") active.controller.abort();
       await active.done;
     }
-  }
-
-  async function startRun(owner: string, threadId: string, body: RunCreate) {
-    const stored = await ownThread(owner, threadId);
-    const graph = bound.get(body.assistant_id);
-    if (!graph) throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
-    await makeRoom(stored.view.thread_id, body.multitask_strategy ?? "reject");
-    // Checked again after the wait, then started with no await in between: one run per thread.
-    await makeRoom(stored.view.thread_id, "reject");
     const run = new RunRecord({
-      threadId: stored.view.thread_id,
+      threadId: id,
       assistantId: body.assistant_id,
       metadata: body.metadata ?? {},
-      multitaskStrategy: body.multitask_strategy ?? "reject",
+      multitaskStrategy: strategy,
       resumable: body.stream_resumable === true,
     });
     runs.start(run);
     void (async () => {
       let status = await executeRun(graph, run, body, auth ? owner : undefined);
       try {
-        // The thread as a user sees it, refreshed from the run's final state.
-        const latest = (await records.get(owner, run.thread_id)) ?? stored;
+        // The thread as a user sees it, refreshed from the run's final state. The state is read
+        // first and the thread record last, right before the save, so a PATCH that lands while
+        // the state is read is in the record the save builds on.
         const state = await graph.getState({ configurable: { thread_id: run.thread_id } });
+        const latest = (await records.get(owner, run.thread_id)) ?? stored;
         const view = afterRun(
           {
             ...latest.view,
@@ -169,13 +202,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
         );
         await records.save(latest, view);
       } catch (error) {
+        report(error, request);
         if (status === "success") {
           status = "error";
           run.push(
             "error",
             JSON.stringify({
               error: "ThreadSaveError",
-              message: `The run finished but the thread list was not updated: ${error instanceof Error ? error.message : String(error)}`,
+              message:
+                "The run finished and its state is saved, but the thread list was not updated; the server's log has the cause",
             }),
           );
         }
@@ -201,7 +236,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return bound.has(id) ? json(assistant(id)) : notFound(`Assistant ${id}`);
     }),
     route("POST", "/threads", async (request, owner) => {
-      const body = parseBody(ThreadCreateSchema, await readJson(request));
+      const body = parseBody(ThreadCreateSchema, await readBody(request));
       if (body.thread_id) {
         throw new HttpProblem(
           422,
@@ -226,7 +261,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(created.view);
     }),
     route("POST", "/threads/search", async (request, owner) => {
-      const body = parseBody(ThreadSearchSchema, await readJson(request));
+      const body = parseBody(ThreadSearchSchema, await readBody(request));
       const all = (await records.list(owner)).map(shown);
       const { page, total } = searchThreads(all, {
         metadata: body.metadata ?? undefined,
@@ -242,7 +277,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       json(shown((await ownThread(owner, p.thread_id ?? "")).view)),
     ),
     route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
-      const body = parseBody(ThreadPatchSchema, await readJson(request));
+      const body = parseBody(ThreadPatchSchema, await readBody(request));
       const stored = await ownThread(owner, p.thread_id ?? "");
       const metadata = { ...stored.view.metadata, ...(body.metadata ?? {}) };
       // The owner is the server's to say.
@@ -253,9 +288,23 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }),
     route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
-      runs.dropThread(stored.view.thread_id);
-      await checkpointer.deleteThread(stored.view.thread_id);
-      await records.delete(stored.view.thread_id);
+      const id = stored.view.thread_id;
+      const active = runs.activeOn(id);
+      runs.dropThread(id);
+      // The cancelled run ends before its last checkpoint writes do: drop its writes from now
+      // on, and wait for the run and the writes already under way, so the delete leaves nothing
+      // of the conversation behind.
+      writes.forbid(id);
+      try {
+        if (active) await active.done;
+        await writes.settled(id);
+        await checkpointer.deleteThread(id);
+        await records.delete(id);
+      } catch (error) {
+        // Not deleted: the thread's next runs must be able to save again.
+        writes.allow(id);
+        throw error;
+      }
       return noContent();
     }),
     route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {
@@ -263,7 +312,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(await threadState(stored.view, url));
     }),
     route("POST", "/threads/:thread_id/history", async (request, owner, p) => {
-      const body = parseBody(HistorySchema, await readJson(request));
+      const body = parseBody(HistorySchema, await readBody(request));
       const stored = await ownThread(owner, p.thread_id ?? "");
       const graph = graphOf(stored.view);
       if (!graph) return json([]);
@@ -285,8 +334,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return json(history);
     }),
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
-      const body = parseBody(RunCreateSchema, await readJson(request));
-      return startRun(owner, p.thread_id ?? "", body);
+      const body = parseBody(RunCreateSchema, await readBody(request));
+      return startRun(request, owner, p.thread_id ?? "", body);
     }),
     route("GET", "/threads/:thread_id/runs", async (_r, owner, p, url) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
@@ -304,7 +353,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     route("GET", "/threads/:thread_id/runs/:run_id/stream", async (request, owner, p) => {
       const stored = await ownThread(owner, p.thread_id ?? "");
       const run = runs.get(stored.view.thread_id, p.run_id ?? "");
-      if (!run) return notFound(`Run ${p.run_id}`);
+      // A finished run whose events were dropped for the memory budget: nothing left to join.
+      if (!run || run.eventsDropped) return notFound(`Run ${p.run_id}`);
       const lastEventId = request.headers.get("Last-Event-ID") ?? undefined;
       return sse(run, lastEventId || undefined);
     }),
@@ -330,6 +380,16 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }
   }
 
+  /** Tells the operator; never lets a faulty hook turn the answer into a crash. */
+  function report(error: unknown, request: Request): void {
+    try {
+      if (onError) onError(error, request);
+      else console.error(`Agent Server: ${request.method} ${request.url} failed:`, error);
+    } catch {
+      // The hook's own failure must not change what the caller gets.
+    }
+  }
+
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     let path = url.pathname;
@@ -344,8 +404,17 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return await matched.entry.run(request, owner, matched.params, url);
     } catch (error) {
       if (error instanceof HttpProblem) return error.toResponse();
-      const message = error instanceof Error ? error.message : String(error);
-      return problem(500, "Internal Server Error", message);
+      report(error, request);
+      if (error instanceof StudioRateLimitError) {
+        const seconds =
+          error.retryAfter !== undefined ? Math.max(1, Math.ceil(error.retryAfter / 1000)) : 0;
+        return json(
+          { error: "Service Unavailable", message: "the server is busy; try again shortly" },
+          503,
+          seconds > 0 ? { "Retry-After": String(seconds) } : undefined,
+        );
+      }
+      return problem(500, "Internal Server Error", "internal error");
     }
   };
 }

@@ -14,12 +14,13 @@ describe("runConfig", () => {
             thread_id: "someone-elses",
             __pregel_scratchpad: {},
             langgraph_auth_user_id: "mallory",
+            assistant_id: "admin",
           },
           tags: ["x"],
           recursion_limit: 5,
         },
         checkpoint: { checkpoint_id: "c1", thread_id: "other", checkpoint_ns: "" },
-        metadata: { source: "ui" },
+        metadata: { source: "ui", langgraph_auth_user_id: "mallory", assistant_id: "admin" },
       },
       "ada",
     ) as { configurable: Record<string, unknown>; metadata: Record<string, unknown> };
@@ -33,7 +34,14 @@ describe("runConfig", () => {
       langgraph_auth_user_id: "ada",
     });
     expect(config).toMatchObject({ tags: ["x"], recursionLimit: 5 });
-    expect(config.metadata).toMatchObject({ source: "ui", run_id: "r1", thread_id: "t1" });
+    expect(config.metadata).toMatchObject({
+      source: "ui",
+      run_id: "r1",
+      thread_id: "t1",
+      graph_id: "agent",
+      langgraph_auth_user_id: "ada",
+    });
+    expect("assistant_id" in config.metadata).toBe(false);
   });
 
   it("sets no user id without auth", () => {

@@ -81,4 +81,70 @@ describe("RunRegistry", () => {
     expect(registry.list("t", "success")).toEqual([first]);
     expect(registry.list("other")).toEqual([]);
   });
+
+  it("remembers the last 500 ended runs, and never forgets a run that has not ended", async () => {
+    const registry = new RunRegistry();
+    const long = new RunRecord({
+      threadId: "busy",
+      assistantId: "agent",
+      metadata: {},
+      multitaskStrategy: "reject",
+      resumable: false,
+    });
+    registry.start(long);
+    const quick: RunRecord[] = [];
+    for (let i = 0; i < 501; i++) {
+      const each = run();
+      registry.start(each);
+      each.end("success");
+      await each.done;
+      quick.push(each);
+    }
+    await Promise.resolve();
+    expect(registry.get("busy", long.run_id)).toBe(long);
+    expect(registry.activeOn("busy")).toBe(long);
+    expect(registry.get("t", quick[0]!.run_id)).toBeUndefined();
+    expect(registry.get("t", quick[1]!.run_id)).toBe(quick[1]);
+    expect(registry.list("t").length).toBe(500);
+    long.end("success");
+    await long.done;
+    await Promise.resolve();
+    // The long run is now the newest ended run: kept, and the oldest quick one goes.
+    expect(registry.get("busy", long.run_id)).toBe(long);
+    expect(registry.get("t", quick[1]!.run_id)).toBeUndefined();
+  });
+
+  it("keeps finished runs' events within a byte budget, dropping the oldest runs' first", async () => {
+    const registry = new RunRegistry({ finishedEventBytes: 1000 });
+    const ended: RunRecord[] = [];
+    for (let i = 0; i < 3; i++) {
+      const each = run(true);
+      registry.start(each);
+      each.push("values", "x".repeat(400));
+      each.end("success");
+      await each.done;
+      await Promise.resolve();
+      ended.push(each);
+    }
+    // 3 x 400+ bytes is over 1000: the oldest run's events went; the run itself is still listed.
+    const [oldest, middle, newest] = ended;
+    expect(registry.get("t", oldest!.run_id)?.eventsDropped).toBe(true);
+    expect(await all(oldest!.follow())).toEqual([]);
+    expect(registry.get("t", middle!.run_id)?.eventsDropped).toBe(false);
+    expect((await all(middle!.follow())).length).toBe(1);
+    expect((await all(newest!.follow())).length).toBe(1);
+    // A running run's events are never dropped, however large.
+    const live = run(true);
+    registry.start(live);
+    live.push("values", "y".repeat(5000));
+    expect((await all(firstOf(live.follow()))).length).toBe(1);
+    expect(live.eventsDropped).toBe(false);
+  });
 });
+
+async function* firstOf<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
+  for await (const item of items) {
+    yield item;
+    return;
+  }
+}

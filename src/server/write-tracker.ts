@@ -1,0 +1,92 @@
+/**
+ * The checkpointer as the graphs see it, counting each thread's writes in flight. A run that is
+ * cancelled (a DELETE, a cancel) ends before LangGraph's last `put` / `putWrites` calls have
+ * finished; deleting the thread's checkpoints then leaves those writes behind, a conversation
+ * the user deleted. LangGraph even queues a run's writes one after another, so some are called
+ * only after the run has ended. `forbid(threadId)` makes every later write of a deleted thread a
+ * no-op, and `settled(threadId)` waits for the ones already called.
+ */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+
+export interface TrackedCheckpointer {
+  /** The checkpointer to give the graphs (every call goes to the one passed in). */
+  saver: BaseCheckpointSaver;
+  /** Resolves once the thread has no write in flight (however each one ended). */
+  settled(threadId: string): Promise<void>;
+  /** The thread is being deleted: its writes from now on are dropped, never stored. */
+  forbid(threadId: string): void;
+  /** The delete failed: the thread's writes are stored again. */
+  allow(threadId: string): void;
+}
+
+const TRACKED = new Set<PropertyKey>(["put", "putWrites"]);
+
+/**
+ * Deleted thread ids remembered to drop their late writes. Service thread ids are never reused,
+ * and a cancelled run's queued writes come within moments of its end, so the oldest go first.
+ */
+const FORBIDDEN_KEPT = 10_000;
+
+export function trackWrites(checkpointer: BaseCheckpointSaver): TrackedCheckpointer {
+  const inFlight = new Map<string, Set<Promise<unknown>>>();
+  const forbidden = new Set<string>();
+
+  function track(threadId: unknown, write: Promise<unknown>): void {
+    if (typeof threadId !== "string") return;
+    let writes = inFlight.get(threadId);
+    if (!writes) {
+      writes = new Set();
+      inFlight.set(threadId, writes);
+    }
+    writes.add(write);
+    const done = () => {
+      writes.delete(write);
+      if (writes.size === 0 && inFlight.get(threadId) === writes) inFlight.delete(threadId);
+    };
+    write.then(done, done);
+  }
+
+  // A proxy, not a subclass or `Object.create`: the saver's own methods run with `this` the saver
+  // itself (its `#private` fields), and `instanceof BaseCheckpointSaver` still holds.
+  const saver = new Proxy(checkpointer, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      if (!TRACKED.has(property)) return value.bind(target);
+      return (config: { configurable?: Record<string, unknown> }, ...rest: unknown[]) => {
+        const threadId = config?.configurable?.thread_id;
+        if (typeof threadId === "string" && forbidden.has(threadId)) {
+          // What `put` answers (the checkpoint's config); `putWrites` answers nothing.
+          const checkpoint = rest[0] as { id?: unknown } | undefined;
+          return Promise.resolve(
+            property === "put"
+              ? { configurable: { ...config.configurable, checkpoint_id: checkpoint?.id } }
+              : undefined,
+          );
+        }
+        const write = Promise.resolve(value.call(target, config, ...rest));
+        track(threadId, write);
+        return write;
+      };
+    },
+  });
+
+  return {
+    saver,
+    allow(threadId) {
+      forbidden.delete(threadId);
+    },
+    forbid(threadId) {
+      forbidden.add(threadId);
+      for (const oldest of forbidden) {
+        if (forbidden.size <= FORBIDDEN_KEPT) break;
+        forbidden.delete(oldest);
+      }
+    },
+    async settled(threadId) {
+      for (let writes = inFlight.get(threadId); writes; writes = inFlight.get(threadId)) {
+        await Promise.allSettled([...writes]);
+      }
+    },
+  };
+}
