@@ -8,7 +8,7 @@ import { StudioValidationError } from "../errors";
 import type { RecordEntry } from "./checkpoint-log";
 import { RECORD_FORMAT, type StoredRecord, type ValuesRecord } from "./records";
 import type { SaverSettings } from "./saver-config";
-import type { CheckpointThreads } from "./thread-store";
+import type { CheckpointThreadInfo, CheckpointThreads } from "./thread-store";
 
 /** The saver's `ttl`, checked: its age in ms and whether reads refresh it. */
 export type TtlSettings = NonNullable<SaverSettings["ttl"]>;
@@ -93,17 +93,22 @@ export class ThreadTtl {
    * `dryRun`, only lists them. Returns their `thread_id`s.
    */
   async deleteOlderThan(cutoff: number, dryRun: boolean): Promise<string[]> {
-    const expired = [];
+    const expired: CheckpointThreadInfo[] = [];
     for await (const info of this.#threads.checkpointThreads(true)) {
       if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
     }
-    if (!dryRun) {
-      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
-      for (const info of expired) {
-        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
-        this.forget(info.threadId);
-      }
+    if (dryRun) return [...new Set(expired.map((info) => info.threadId))];
+    const deleted: string[] = [];
+    // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
+    // Another process may write a thread after it was measured: its newest message is read again
+    // just before the delete (one call per expired thread; one round trip of gap stays).
+    for (const info of expired) {
+      const newest = await this.#threads.newestMessageTime(info.serviceThreadId);
+      if (newest !== undefined && newest >= cutoff) continue;
+      await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+      this.forget(info.threadId);
+      deleted.push(info.threadId);
     }
-    return [...new Set(expired.map((info) => info.threadId))];
+    return [...new Set(deleted)];
   }
 }
