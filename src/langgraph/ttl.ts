@@ -24,10 +24,19 @@ export class ThreadTtl {
   readonly #settings: TtlSettings | undefined;
   readonly #threads: CheckpointThreads;
   readonly #append: AppendRecord;
-  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
+  /**
+   * When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`: only the
+   * last tenth of the TTL matters, so older times are dropped (the map stays as small as the
+   * threads touched in that tenth).
+   */
   readonly #activity = new Map<string, number>();
-  /** The refresh record this process stored last per thread (deleted with the next one). */
-  readonly #touches = new Map<string, RecordEntry>();
+  /**
+   * The refresh record this process stored last per thread (deleted with the next one), and when;
+   * dropped after a TTL (a refresh left behind then is deleted by prune or `keep: "latest"`).
+   */
+  readonly #touches = new Map<string, { entry: RecordEntry; at: number }>();
+  /** When the maps were last cleared of times that no longer matter. */
+  #clearedAt = 0;
 
   constructor(settings: TtlSettings | undefined, threads: CheckpointThreads, append: AppendRecord) {
     this.#settings = settings;
@@ -42,7 +51,24 @@ export class ThreadTtl {
 
   /** This process is about to write to the thread: that write is its newest activity. */
   wrote(threadId: string): void {
-    this.#activity.set(threadId, Date.now());
+    const ttl = this.#settings;
+    // Only `refreshOnRead` reads these times.
+    if (!ttl?.refreshOnRead) return;
+    const now = Date.now();
+    this.#activity.set(threadId, now);
+    if (now - this.#clearedAt < ttl.ms / 10) return;
+    this.#clearedAt = now;
+    for (const [id, at] of this.#activity) {
+      if (now - at >= ttl.ms / 10) this.#activity.delete(id);
+    }
+    for (const [id, touch] of this.#touches) {
+      if (now - touch.at >= ttl.ms) this.#touches.delete(id);
+    }
+  }
+
+  /** How many threads this process keeps a time or a refresh record for (for tests). */
+  get trackedThreads(): number {
+    return new Set([...this.#activity.keys(), ...this.#touches.keys()]).size;
   }
 
   /** The thread is deleted: nothing of it is kept. */
@@ -80,8 +106,8 @@ export class ThreadTtl {
       blobs: [],
     };
     const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
-    const previous = this.#touches.get(threadId);
-    if (entry) this.#touches.set(threadId, entry);
+    const previous = this.#touches.get(threadId)?.entry;
+    if (entry) this.#touches.set(threadId, { entry, at: Date.now() });
     const window = this.#threads.cached(threadId);
     if (previous && window) {
       await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
