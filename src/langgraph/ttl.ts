@@ -44,9 +44,16 @@ export class ThreadTtl {
     this.#append = append;
   }
 
-  /** The saver's TTL in ms (undefined without `ttl`). */
+  /**
+   * The age in ms above which a thread has expired (undefined without `ttl`): the TTL, and with
+   * `refreshOnRead` a tenth more. A read within a tenth of the TTL of this process's last write
+   * or refresh stores no record, so the thread's newest record may be that much older than the
+   * read; the tenth added keeps it a whole TTL after its last read.
+   */
   get ms(): number | undefined {
-    return this.#settings?.ms;
+    const ttl = this.#settings;
+    if (!ttl) return undefined;
+    return ttl.refreshOnRead ? ttl.ms * 1.1 : ttl.ms;
   }
 
   /** This process is about to write to the thread: that write is its newest activity. */
@@ -85,7 +92,7 @@ export class ThreadTtl {
         "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
       );
     }
-    return this.#settings.ms;
+    return this.ms!;
   }
 
   /**
