@@ -180,14 +180,17 @@ export class CheckpointLog {
 
   /**
    * The writes against a checkpoint, in the order live execution applies them; a value stored cut
-   * around a channel value is whole again (left cut while that value is not read).
+   * around a channel value is whole again (left cut, with `cut` set, while that value is not read:
+   * never a value to hand back).
    */
   pendingWrites(ns: string, checkpointId: string): WriteEntry[] {
     const entries = [...(this.#writes.get(writesKey(ns, checkpointId))?.values() ?? [])].map(
       (write) => {
         if (!write.cut || !write.value || typeof write.value.data !== "string") return write;
         const joined = this.#joined(ns, write.cut, write.value.data);
-        return joined === undefined ? write : { ...write, value: { ...write.value, data: joined } };
+        if (joined === undefined) return write;
+        const { cut: _joined, ...whole } = write;
+        return { ...whole, value: { ...write.value, data: joined } };
       },
     );
     return entries.sort((a, b) =>
@@ -307,6 +310,12 @@ export class CheckpointLog {
   references(found: CheckpointEntry): { channel: string; version: Version }[] {
     const { ns, checkpointId, versions } = found.record;
     const refs = Object.entries(versions).map(([channel, version]) => ({ channel, version }));
+    return [...refs, ...this.writeReferences(ns, checkpointId)];
+  }
+
+  /** The channel values the writes against a checkpoint are stored cut around. */
+  writeReferences(ns: string, checkpointId: string): ValueRef[] {
+    const refs: ValueRef[] = [];
     for (const write of this.#writes.get(writesKey(ns, checkpointId))?.values() ?? []) {
       if (write.cut) refs.push(write.cut);
     }

@@ -113,7 +113,8 @@ export function prunedThread(threadId: string, remove: readonly RecordEntry[]): 
  * namespace's older checkpoints, the writes against them, and "values" copies, as far as this
  * process has read them. Never a checkpoint or a write with a newer id (another process's, or
  * writes LangGraph stored before their checkpoint: an interrupt, or a task that succeeded beside
- * a failing one), and never the new checkpoint's own writes.
+ * a failing one), never the new checkpoint's own writes, and never a record a value those writes are
+ * cut around is read from.
  */
 export function planSuperseded(
   log: CheckpointLog,
@@ -122,10 +123,17 @@ export function planSuperseded(
   /** The new checkpoint's position: "values" copies above it may serve a newer checkpoint. */
   position: number,
 ): RecordEntry[] {
+  // LangGraph (durability "async") may store the new checkpoint's writes before it, cut around a
+  // value of an older checkpoint: the records that value is read from stay until a later put.
+  const referenced = new Set<RecordEntry>();
+  for (const { channel, version } of log.writeReferences(ns, checkpointId)) {
+    for (const link of log.chain(ns, channel, version) ?? []) referenced.add(link.owner);
+  }
   return [...log.entries()]
     .filter(
       (entry) =>
         entry.ns === ns &&
+        !referenced.has(entry) &&
         (entry.kind === "values"
           ? entry.place.position < position
           : entry.checkpointId !== undefined && entry.checkpointId < checkpointId),

@@ -50,7 +50,8 @@ export interface CheckpointTTL {
   /**
    * Whether a read (`getTuple`, `list` of one thread) counts as activity (default false). A read
    * refreshes by storing one small message, at most once per tenth of the TTL per thread and
-   * process, so a thread may expire up to a tenth of its TTL after its last read.
+   * process; to keep a thread a whole TTL after its last read, a sweep then deletes threads idle
+   * for more than 1.1 times `defaultTTL`.
    */
   refreshOnRead?: boolean | undefined;
 }

@@ -327,7 +327,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * Deletes every LangGraph thread (of the account, or of `datasetId`) whose newest message is
    * older than `olderThan` (a Date) or `maxAgeMs` (an age); without options, older than the
    * saver's `ttl`. The time-to-live the service does not have. Costs: one call per 100 threads of
-   * the account, one per checkpoint thread, one per deleted thread. Returns the deleted (with
+   * the account, one per checkpoint thread, two per deleted thread (its newest message is read
+   * again just before the delete: a thread another process wrote meanwhile is kept). Returns the deleted (with
    * `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
    */
   async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {

@@ -286,10 +286,23 @@ export class CheckpointThreads {
       if (metadata[KIND_KEY] !== CHECKPOINT_KIND || typeof threadId !== "string") continue;
       let lastActivity: number | undefined;
       if (withActivity) {
-        const newest = await this.client.listMessages(thread.id, { order: "desc", limit: 1 });
-        lastActivity = timeOf(newest.data[0]?.createdAt) ?? timeOf(thread.createdAt);
+        lastActivity = (await this.newestMessageTime(thread.id)) ?? timeOf(thread.createdAt);
       }
       yield { threadId, serviceThreadId: thread.id, lastActivity };
+    }
+  }
+
+  /**
+   * When a service thread's newest message was stored (one call); undefined when it has none, or
+   * when the thread is gone.
+   */
+  async newestMessageTime(serviceThreadId: string): Promise<number | undefined> {
+    try {
+      const newest = await this.client.listMessages(serviceThreadId, { order: "desc", limit: 1 });
+      return timeOf(newest.data[0]?.createdAt);
+    } catch (error) {
+      if (error instanceof StudioNotFoundError) return undefined;
+      throw error;
     }
   }
 

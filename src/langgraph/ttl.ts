@@ -8,7 +8,7 @@ import { StudioValidationError } from "../errors";
 import type { RecordEntry } from "./checkpoint-log";
 import { RECORD_FORMAT, type StoredRecord, type ValuesRecord } from "./records";
 import type { SaverSettings } from "./saver-config";
-import type { CheckpointThreads } from "./thread-store";
+import type { CheckpointThreadInfo, CheckpointThreads } from "./thread-store";
 
 /** The saver's `ttl`, checked: its age in ms and whether reads refresh it. */
 export type TtlSettings = NonNullable<SaverSettings["ttl"]>;
@@ -24,10 +24,19 @@ export class ThreadTtl {
   readonly #settings: TtlSettings | undefined;
   readonly #threads: CheckpointThreads;
   readonly #append: AppendRecord;
-  /** When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`. */
+  /**
+   * When this process last wrote to (or refreshed) each thread, for `ttl.refreshOnRead`: only the
+   * last tenth of the TTL matters, so older times are dropped (the map stays as small as the
+   * threads touched in that tenth).
+   */
   readonly #activity = new Map<string, number>();
-  /** The refresh record this process stored last per thread (deleted with the next one). */
-  readonly #touches = new Map<string, RecordEntry>();
+  /**
+   * The refresh record this process stored last per thread (deleted with the next one), and when;
+   * dropped after a TTL (a refresh left behind then is deleted by prune or `keep: "latest"`).
+   */
+  readonly #touches = new Map<string, { entry: RecordEntry; at: number }>();
+  /** When the maps were last cleared of times that no longer matter. */
+  #clearedAt = 0;
 
   constructor(settings: TtlSettings | undefined, threads: CheckpointThreads, append: AppendRecord) {
     this.#settings = settings;
@@ -35,14 +44,38 @@ export class ThreadTtl {
     this.#append = append;
   }
 
-  /** The saver's TTL in ms (undefined without `ttl`). */
+  /**
+   * The age in ms above which a thread has expired (undefined without `ttl`): the TTL, and with
+   * `refreshOnRead` a tenth more. A read within a tenth of the TTL of this process's last write
+   * or refresh stores no record, so the thread's newest record may be that much older than the
+   * read; the tenth added keeps it a whole TTL after its last read.
+   */
   get ms(): number | undefined {
-    return this.#settings?.ms;
+    const ttl = this.#settings;
+    if (!ttl) return undefined;
+    return ttl.refreshOnRead ? ttl.ms * 1.1 : ttl.ms;
   }
 
   /** This process is about to write to the thread: that write is its newest activity. */
   wrote(threadId: string): void {
-    this.#activity.set(threadId, Date.now());
+    const ttl = this.#settings;
+    // Only `refreshOnRead` reads these times.
+    if (!ttl?.refreshOnRead) return;
+    const now = Date.now();
+    this.#activity.set(threadId, now);
+    if (now - this.#clearedAt < ttl.ms / 10) return;
+    this.#clearedAt = now;
+    for (const [id, at] of this.#activity) {
+      if (now - at >= ttl.ms / 10) this.#activity.delete(id);
+    }
+    for (const [id, touch] of this.#touches) {
+      if (now - touch.at >= ttl.ms) this.#touches.delete(id);
+    }
+  }
+
+  /** How many threads this process keeps a time or a refresh record for (for tests). */
+  get trackedThreads(): number {
+    return new Set([...this.#activity.keys(), ...this.#touches.keys()]).size;
   }
 
   /** The thread is deleted: nothing of it is kept. */
@@ -59,7 +92,7 @@ export class ThreadTtl {
         "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
       );
     }
-    return this.#settings.ms;
+    return this.ms!;
   }
 
   /**
@@ -80,8 +113,8 @@ export class ThreadTtl {
       blobs: [],
     };
     const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
-    const previous = this.#touches.get(threadId);
-    if (entry) this.#touches.set(threadId, entry);
+    const previous = this.#touches.get(threadId)?.entry;
+    if (entry) this.#touches.set(threadId, { entry, at: Date.now() });
     const window = this.#threads.cached(threadId);
     if (previous && window) {
       await this.#threads.deleteRecords(threadId, window.serviceThreadId, [previous]);
@@ -93,17 +126,22 @@ export class ThreadTtl {
    * `dryRun`, only lists them. Returns their `thread_id`s.
    */
   async deleteOlderThan(cutoff: number, dryRun: boolean): Promise<string[]> {
-    const expired = [];
+    const expired: CheckpointThreadInfo[] = [];
     for await (const info of this.#threads.checkpointThreads(true)) {
       if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
     }
-    if (!dryRun) {
-      // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
-      for (const info of expired) {
-        await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
-        this.forget(info.threadId);
-      }
+    if (dryRun) return [...new Set(expired.map((info) => info.threadId))];
+    const deleted: string[] = [];
+    // Listed first, deleted after: a listing's cursor must not be a thread deleted meanwhile.
+    // Another process may write a thread after it was measured: its newest message is read again
+    // just before the delete (one call per expired thread; one round trip of gap stays).
+    for (const info of expired) {
+      const newest = await this.#threads.newestMessageTime(info.serviceThreadId);
+      if (newest !== undefined && newest >= cutoff) continue;
+      await this.#threads.deleteServiceThread(info.threadId, info.serviceThreadId);
+      this.forget(info.threadId);
+      deleted.push(info.threadId);
     }
-    return [...new Set(expired.map((info) => info.threadId))];
+    return [...new Set(deleted)];
   }
 }

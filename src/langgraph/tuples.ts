@@ -35,7 +35,7 @@ export async function checkpointTuple(
     await migratePendingSends(
       serde,
       checkpoint,
-      log.pendingWrites(record.ns, record.parentId),
+      log.pendingWrites(record.ns, record.parentId).filter((w) => w.cut === undefined),
       firstVersion,
     );
   }
@@ -45,6 +45,10 @@ export async function checkpointTuple(
   const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
     log
       .pendingWrites(record.ns, record.checkpointId)
+      // Still cut: the value it was cut around is gone (deleted by another process). Skipped as a
+      // channel value without its copies is, so LangGraph runs the task again; its halves are
+      // never handed back as the value.
+      .filter((w) => w.cut === undefined)
       .map(
         async (w) =>
           [w.taskId, w.channel, await loadResolved(serde, w.value)] as CheckpointPendingWrite,

@@ -208,6 +208,27 @@ describe("planPrune", () => {
     expect(removed).toEqual(["4", "3", "2", "1"]);
   });
 
+  it('keep: "latest" keeps the records a write stored before its checkpoint is cut around', () => {
+    const log = history();
+    // c5's write (stored before c5, durability "async") is cut around m at v2: c2's value, read
+    // from c2's record (3) and c1's (1).
+    const early = writesRecord({
+      checkpointId: "c5",
+      taskId: "early",
+      writes: [
+        {
+          idx: 0,
+          channel: "__pregel_tasks",
+          value: { type: "json", json: ['{"messages":', "}"] },
+          cut: { channel: "m", version: "v2" },
+        },
+      ],
+    });
+    log.add(early, at(20), ["20"]);
+    const removed = planSuperseded(log, "", "c5", 21).map((entry) => entry.messageIds[0]);
+    expect(removed).toEqual(["8", "7", "6", "5", "4", "2"]);
+  });
+
   it("keeps a checkpoint waiting on an interrupt, whatever its age", () => {
     const log = history();
     log.add(
