@@ -3,7 +3,7 @@
  * process's own write that it stores no refresh record (at most one per tenth of the TTL).
  */
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import { beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
@@ -12,6 +12,9 @@ const emulator = useEmulator();
 
 beforeEach(async () => {
   await emulator.handle.reset();
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 function saver(fields: StudioCheckpointSaverFields = {}) {
@@ -22,10 +25,12 @@ function saver(fields: StudioCheckpointSaverFields = {}) {
   });
 }
 
-const sleepUntil = (time: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
-
 it("a thread read right after this process wrote it is kept a whole TTL after the read", async () => {
+  // The test's clock is the emulator's too (same process): only `Date` is faked, so timers and
+  // sockets run as usual and the ages below are exact whatever the machine's load.
+  const t0 = Date.UTC(2026, 0, 1);
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(t0);
   // 0.05 minutes = 3 s; a read within 0.3 s of the process's own write stores no record.
   const s = saver({ ttl: { defaultTTL: 0.05, refreshOnRead: true } });
   const c = { ...emptyCheckpoint(), id: uuid6(-1) };
@@ -33,15 +38,13 @@ it("a thread read right after this process wrote it is kept a whole TTL after th
   c.channel_versions = { x: s.getNextVersion(undefined) };
   const metadata = { source: "loop", step: 0, parents: {} } as never;
   const config = { configurable: { thread_id: "read", checkpoint_ns: "" } };
-  const before = Date.now();
   await s.put(config, c, metadata, c.channel_versions);
-  const after = Date.now();
-  await sleepUntil(before + 200);
+  vi.setSystemTime(t0 + 200);
   expect((await s.getTuple(config))?.checkpoint.id).toBe(c.id);
-  // 2.9 s after the read (and over 3 s after the write, were the put quick): kept.
-  await sleepUntil(before + 3100);
+  // 2.9 s after the read, 3.1 s after the write: kept.
+  vi.setSystemTime(t0 + 3100);
   expect(await s.sweep()).toEqual([]);
   // More than 1.1 TTL after the write, and a TTL after the read: expired.
-  await sleepUntil(after + 3450);
+  vi.setSystemTime(t0 + 3450);
   expect(await s.sweep()).toEqual(["read"]);
 });
