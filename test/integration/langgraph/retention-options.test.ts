@@ -7,7 +7,7 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, messagesStateReducer, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
@@ -41,7 +41,13 @@ function chatGraph(checkpointer: BaseCheckpointSaver) {
 }
 
 const say = (text: string) => ({ messages: [new HumanMessage(text)] });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Ages come from a faked `Date` that runs with real time and jumps ahead (the emulator, in this
+// process, stamps messages with the same clock): the jumps dwarf the time the calls take, so the
+// ages asserted hold however loaded the machine is.
+const jump = (ms: number) => vi.setSystemTime(Date.now() + ms);
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 async function checkpointIds(threadId: string): Promise<string[]> {
   const ids: string[] = [];
@@ -72,14 +78,15 @@ describe("deleteThreads ages", () => {
   });
 
   it("deletes by maxAgeMs, and a dry run lists the same threads and deletes nothing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
     const checkpointer = saver();
     await chatGraph(checkpointer).invoke(say("old"), { configurable: { thread_id: "old" } });
-    await sleep(300);
+    jump(60_000);
     await chatGraph(checkpointer).invoke(say("new"), { configurable: { thread_id: "new" } });
 
-    expect(await saver().deleteThreads({ maxAgeMs: 200, dryRun: true })).toEqual(["old"]);
+    expect(await saver().deleteThreads({ maxAgeMs: 30_000, dryRun: true })).toEqual(["old"]);
     expect(await saver().getTuple({ configurable: { thread_id: "old" } })).toBeDefined();
-    expect(await saver().deleteThreads({ maxAgeMs: 200 })).toEqual(["old"]);
+    expect(await saver().deleteThreads({ maxAgeMs: 30_000 })).toEqual(["old"]);
     expect(await saver().getTuple({ configurable: { thread_id: "old" } })).toBeUndefined();
     expect(await saver().getTuple({ configurable: { thread_id: "new" } })).toBeDefined();
   });
@@ -119,18 +126,19 @@ describe("ttl", () => {
   });
 
   it("sweep() deletes the threads idle longer than defaultTTL; a read refreshes with refreshOnRead", async () => {
-    // 0.02 minutes = 1.2 s.
-    const ttl = { defaultTTL: 0.02, refreshOnRead: true };
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    // One minute.
+    const ttl = { defaultTTL: 1, refreshOnRead: true };
     const writer = saver({ ttl });
     await chatGraph(writer).invoke(say("a"), { configurable: { thread_id: "read" } });
     await chatGraph(writer).invoke(say("b"), { configurable: { thread_id: "idle" } });
-    await sleep(700);
+    jump(35_000);
     // Another process reads "read": that counts as activity.
     expect(await saver({ ttl }).getTuple({ configurable: { thread_id: "read" } })).toBeDefined();
     // A saver without refreshOnRead reads "idle": it does not.
-    const plain = saver({ ttl: { defaultTTL: 0.02 } });
+    const plain = saver({ ttl: { defaultTTL: 1 } });
     expect(await plain.getTuple({ configurable: { thread_id: "idle" } })).toBeDefined();
-    await sleep(700);
+    jump(35_000);
 
     expect(await plain.sweep({ dryRun: true })).toEqual(["idle"]);
     expect(await plain.sweep()).toEqual(["idle"]);
@@ -142,7 +150,7 @@ describe("ttl", () => {
       "reply to 1 messages",
     ]);
     // deleteThreads() without options sweeps by the saver's ttl too.
-    await sleep(1300);
+    jump(80_000);
     expect(await saver({ ttl }).deleteThreads()).toEqual(["read"]);
   });
 
