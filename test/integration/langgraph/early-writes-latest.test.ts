@@ -5,24 +5,12 @@
  * value can no longer be read whole is never handed back as its stored halves.
  */
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import { beforeEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import type { StudioCheckpointSaver } from "../../../src/langgraph";
+import { useSaverEmulator } from "./saver-emulator";
 
-const emulator = useEmulator();
-
-beforeEach(async () => {
-  await emulator.handle.reset();
-});
-
-function saver(fields: StudioCheckpointSaverFields = {}) {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioCheckpointSaver({
-    client: new StudioClient({ baseUrl, proxyUrl, apiKey }),
-    ...fields,
-  });
-}
+const { emulator, saver } = useSaverEmulator();
 
 const metadata = (step: number) => ({ source: "loop", step, parents: {} }) as never;
 

@@ -17,27 +17,13 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import { createAgent } from "langchain";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod/v4";
 import { ChatStudio } from "../../../src/chat_models";
-import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { useSaverEmulator } from "./saver-emulator";
 
-const emulator = useEmulator();
-
-beforeEach(async () => {
-  await emulator.handle.reset();
-});
-
-function newClient() {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioClient({ baseUrl, proxyUrl, apiKey });
-}
-
-function saver(fields: StudioCheckpointSaverFields = {}) {
-  return new StudioCheckpointSaver({ client: newClient(), ...fields });
-}
+const { newClient, saver } = useSaverEmulator();
 
 /**
  * A saver whose checkpoint `put`s are slow (as over a slow link), so that LangGraph stores a

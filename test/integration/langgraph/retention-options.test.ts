@@ -7,24 +7,10 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, messagesStateReducer, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { useSaverEmulator } from "./saver-emulator";
 
-const emulator = useEmulator();
-
-beforeEach(async () => {
-  await emulator.handle.reset();
-});
-
-function saver(fields: StudioCheckpointSaverFields = {}) {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioCheckpointSaver({
-    client: new StudioClient({ baseUrl, proxyUrl, apiKey }),
-    ...fields,
-  });
-}
+const { emulator, saver } = useSaverEmulator();
 
 const State = Annotation.Root({
   messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),

@@ -14,26 +14,11 @@ import {
   StateGraph,
 } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { StudioChatMessageHistory } from "../../../src/chat_history";
-import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { useSaverEmulator } from "./saver-emulator";
 
-const emulator = useEmulator();
-
-beforeEach(async () => {
-  await emulator.handle.reset();
-});
-
-function newClient() {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioClient({ baseUrl, proxyUrl, apiKey });
-}
-
-function saver(fields: StudioCheckpointSaverFields = {}) {
-  return new StudioCheckpointSaver({ client: newClient(), ...fields });
-}
+const { newClient, saver } = useSaverEmulator();
 
 const State = Annotation.Root({
   messages: Annotation<BaseMessage[]>({ reducer: messagesStateReducer, default: () => [] }),

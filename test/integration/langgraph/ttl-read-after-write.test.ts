@@ -3,27 +3,14 @@
  * process's own write that it stores no refresh record (at most one per tenth of the TTL).
  */
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
-import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { StudioClient } from "../../../src/client";
-import { StudioCheckpointSaver, type StudioCheckpointSaverFields } from "../../../src/langgraph";
-import { useEmulator } from "../../helpers/emulator";
+import { afterEach, expect, it, vi } from "vitest";
+import { useSaverEmulator } from "./saver-emulator";
 
-const emulator = useEmulator();
+const { saver } = useSaverEmulator();
 
-beforeEach(async () => {
-  await emulator.handle.reset();
-});
 afterEach(() => {
   vi.useRealTimers();
 });
-
-function saver(fields: StudioCheckpointSaverFields = {}) {
-  const { baseUrl, proxyUrl, apiKey } = emulator.handle;
-  return new StudioCheckpointSaver({
-    client: new StudioClient({ baseUrl, proxyUrl, apiKey }),
-    ...fields,
-  });
-}
 
 it("a thread read right after this process wrote it is kept a whole TTL after the read", async () => {
   // The test's clock is the emulator's too (same process): only `Date` is faked, so timers and

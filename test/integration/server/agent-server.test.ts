@@ -10,20 +10,13 @@ import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
 import { memoGraph } from "./graphs";
 import { sdkClient, studioServer } from "./harness";
-import { agentTurn, approvalResume, approvalUntilInterrupt, collect, say } from "./scripts";
+import { agentTurn, approvalResume, approvalUntilInterrupt, collect, say, texts } from "./scripts";
 
 const emulator = useEmulator();
 
 beforeEach(async () => {
   await emulator.handle.reset();
 });
-
-function texts(values: unknown): string[] {
-  const messages = (values as { messages?: { content: unknown }[] }).messages ?? [];
-  return messages.map((m) =>
-    typeof m.content === "string" ? m.content : JSON.stringify(m.content),
-  );
-}
 
 describe("createAgentServer with the SDK's Client", () => {
   it("creates threads and finds them by metadata, newest activity first", async () => {

@@ -12,20 +12,13 @@ import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
 import { slowGraph } from "./graphs";
 import { sdkClient, studioServer } from "./harness";
-import { collect, say } from "./scripts";
+import { collect, say, texts } from "./scripts";
 
 const emulator = useEmulator();
 
 beforeEach(async () => {
   await emulator.handle.reset();
 });
-
-function texts(values: unknown): string[] {
-  const messages = (values as { messages?: { content: unknown }[] }).messages ?? [];
-  return messages.map((m) =>
-    typeof m.content === "string" ? m.content : JSON.stringify(m.content),
-  );
-}
 
 /** What `useStream` sends for a submit with `reconnectOnMount`. */
 const RESUMABLE = { on_disconnect: "continue", stream_resumable: true, stream_mode: ["values"] };

@@ -17,20 +17,13 @@ import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
 import { sdkClient, studioServer } from "./harness";
-import { collect, say } from "./scripts";
+import { collect, say, texts } from "./scripts";
 
 const emulator = useEmulator();
 
 beforeEach(async () => {
   await emulator.handle.reset();
 });
-
-function texts(values: unknown): string[] {
-  const messages = (values as { messages?: { content: unknown }[] }).messages ?? [];
-  return messages.map((m) =>
-    typeof m.content === "string" ? m.content : JSON.stringify(m.content),
-  );
-}
 
 function post(threadId: string, body: Record<string, unknown>): Request {
   return new Request(`http://agent.test/threads/${threadId}/runs/stream`, {

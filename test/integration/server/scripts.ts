@@ -19,6 +19,14 @@ export async function collect(
 }
 
 /** A user message in the SDK's input shape. */
+/** The text of each message in a state's `values`, as the page shows it. */
+export function texts(values: unknown): string[] {
+  const messages = (values as { messages?: { content: unknown }[] }).messages ?? [];
+  return messages.map((m) =>
+    typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+  );
+}
+
 export function say(text: string) {
   return { messages: [{ type: "human", content: text }] };
 }
