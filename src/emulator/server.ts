@@ -84,21 +84,26 @@ async function write(res: ServerResponse, outcome: Outcome, chunkDelayMs: number
   }
 }
 
+/**
+ * The body, or a 413 once it has ended past `MAX_BODY_BYTES`. The rest of an oversized body is
+ * read and dropped rather than the answer sent mid-upload: a client still writing when the answer
+ * lands may meet a reset instead (its write fails, or its library tears the socket down), which it
+ * cannot tell from a lost connection and would report as retryable. Read to the end, the 413 is
+ * the one thing it can see, and the connection stays usable for its next call.
+ */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners("data");
-        reject(bodyTooLarge());
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once("end", () => {
+      if (size > MAX_BODY_BYTES) reject(bodyTooLarge());
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
     req.once("error", reject);
   });
 }

@@ -116,6 +116,12 @@ function hintFor(status: number): string {
       return ". The key is valid but not allowed to do this; check the organization and the plan.";
     case 404:
       return ". Check the id and the address (baseUrl / proxyUrl).";
+    case 413:
+      // Never retried (retry.ts): the same body is refused again, so the advice is to shrink it.
+      return (
+        ". The request body is larger than the service accepts; send less (shorter messages," +
+        " fewer or smaller attachments): retrying the same call cannot succeed."
+      );
     case 429:
       return ". Rate limited; retry later or raise maxRetries.";
     default:

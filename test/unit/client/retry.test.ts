@@ -35,7 +35,7 @@ describe("shouldRetry (pure)", () => {
     expect(shouldRetry(apiError(status), "read")).toBe(true);
   });
 
-  it.each([400, 401, 403, 404, 422, 501, 302])("never retries %i", (status) => {
+  it.each([400, 401, 403, 404, 413, 422, 501, 302])("never retries %i", (status) => {
     expect(shouldRetry(apiError(status), "read")).toBe(false);
     expect(shouldRetry(apiError(status), "create")).toBe(false);
   });
