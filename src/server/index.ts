@@ -5,6 +5,7 @@
  */
 
 export type { GraphLike } from "./graphs";
+export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
 export {
   type AgentServerAuth,
   type AgentServerHandler,

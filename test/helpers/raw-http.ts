@@ -1,8 +1,8 @@
 /**
  * HTTP/1.1 over a bare socket (node:net), for requests no HTTP client will send (a `Host` that is
  * not a host, a body over a cap written piece by piece) and for checking that the server keeps
- * the connection open afterwards: each answer is read by its Content-Length, so the next request
- * can go over the same socket.
+ * the connection open afterwards: each answer is read to its end (Content-Length or chunked), so
+ * the next request can go over the same socket.
  */
 import { connect, type Socket } from "node:net";
 
@@ -69,11 +69,25 @@ export async function openRaw(url: string): Promise<RawConnection> {
         const colon = line.indexOf(":");
         headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      const length = Number(headers["content-length"] ?? 0);
-      const start = headEnd + 4;
-      await until(() => buffer.length >= start + length);
-      const body = buffer.subarray(start, start + length).toString();
-      buffer = buffer.subarray(start + length);
+      let at = headEnd + 4;
+      let body = "";
+      if (headers["transfer-encoding"] === "chunked") {
+        for (;;) {
+          await until(() => buffer.indexOf("\r\n", at) >= 0);
+          const lineEnd = buffer.indexOf("\r\n", at);
+          const size = Number.parseInt(buffer.subarray(at, lineEnd).toString(), 16);
+          await until(() => buffer.length >= lineEnd + 2 + size + 2);
+          body += buffer.subarray(lineEnd + 2, lineEnd + 2 + size).toString();
+          at = lineEnd + 2 + size + 2;
+          if (size === 0) break;
+        }
+      } else {
+        const length = Number(headers["content-length"] ?? 0);
+        await until(() => buffer.length >= at + length);
+        body = buffer.subarray(at, at + length).toString();
+        at += length;
+      }
+      buffer = buffer.subarray(at);
       return { status: Number(statusLine.split(" ")[1]), headers, body };
     },
     closed,
