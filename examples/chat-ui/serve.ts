@@ -1,30 +1,16 @@
 /**
- * The example's web server: the Agent Server handler at /api (Node's http through the two-line
- * adapter the docs show), and the page, bundled with esbuild when the server starts.
+ * The example's web server: the Agent Server handler at /api (Node's http through the package's
+ * `toNodeListener`, as the docs show), and the page, bundled with esbuild when the server starts.
+ * It listens on 127.0.0.1 only: the example has no `auth`, so every caller is the same user, and
+ * nobody else on the network may be that user (see docs/chat-ui.md, "Who is calling").
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { toNodeListener } from "langchain-studio/server";
 
 type Handler = (request: Request) => Promise<Response>;
-
-/** Node's request as a web Request (the body streamed, not buffered). */
-export function toRequest(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    for (const item of Array.isArray(value) ? value : value ? [value] : [])
-      headers.append(name, item);
-  }
-  const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
-    method: req.method ?? "GET",
-    headers,
-    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: "half" } : {}),
-  } as RequestInit);
-}
 
 const HTML = `<!doctype html><html><head><meta charset="utf-8"><title>langchain-studio chat</title>
 <style>body{font:15px system-ui;max-width:42rem;margin:2rem auto}li{margin:.4rem 0}.human{font-weight:600}
@@ -46,20 +32,17 @@ export async function bundlePage(): Promise<string> {
   return result.outputFiles[0]?.text ?? "";
 }
 
-/** Serves the page and the handler on `port` (0: any free port). */
+/** Serves the page and the handler on 127.0.0.1:`port` (0: any free port). */
 export async function serveChat(
   handler: Handler,
   port = 0,
 ): Promise<{ url: string; server: Server }> {
   const script = await bundlePage();
-  const server = createServer(async (req, res) => {
+  // The package's adapter: a request it cannot read is a 400, never a crash of the process.
+  const api = toNodeListener(handler);
+  const server = createServer((req, res) => {
     if (req.url?.startsWith("/api/")) {
-      const response = await handler(toRequest(req));
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      // pipeline destroys the web stream when the browser goes away: the run sees the disconnect.
-      if (response.body)
-        await pipeline(Readable.fromWeb(response.body as never), res).catch(() => {});
-      else res.end();
+      api(req, res);
       return;
     }
     if (req.url === "/page.js") {
