@@ -16,6 +16,7 @@ const PACKAGING = [
   "test/integration/packaging/**/*.test.ts",
   "test/integration/readme/**/*.test.ts",
   "test/integration/examples.test.ts",
+  "test/integration/examples-chat-ui-serve.process.test.ts",
   "test/integration/demo.test.ts",
   "test/integration/chat_history/two-processes.test.ts",
   "test/integration/client/engine.test.ts",
