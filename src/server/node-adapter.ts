@@ -67,11 +67,12 @@ export function toNodeListener(
       return;
     }
     void answer(handler, request, res, exchange).catch((error: unknown) => {
+      if (res.headersSent) res.destroy();
+      else sendJson(res, 500, { error: "Internal Server Error", message: "internal error" });
       try {
         onError(error, request);
-      } finally {
-        if (res.headersSent) res.destroy();
-        else sendJson(res, 500, { error: "Internal Server Error", message: "internal error" });
+      } catch {
+        // A failing logger must not turn one bad request into the end of the process.
       }
     });
   };
@@ -138,10 +139,11 @@ async function answer(
   res.writeHead(response.status, nodeHeaders(response.headers));
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    // Once the client has left, a chunk read before the cancel has nowhere to go.
+    if (done || exchange.left) break;
     if (!res.write(value)) await drained(res);
   }
-  res.end();
+  if (!exchange.left) res.end();
 }
 
 /** Resolves when the response can take more, or is closed (the next read then ends). */

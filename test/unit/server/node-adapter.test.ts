@@ -97,6 +97,47 @@ describe("toNodeListener", () => {
     expect(errors).toEqual([new Error("secret detail")]);
   });
 
+  it("answers a 500 even when onError itself throws", async () => {
+    const url = await serve(
+      () => {
+        throw new Error("handler bug");
+      },
+      {
+        onError: () => {
+          throw new Error("logger bug");
+        },
+      },
+    );
+    const response = await fetch(`${url}/boom`);
+    expect(response.status).toBe(500);
+    // The server still answers (an unhandled rejection would also fail this file).
+    expect((await fetch(`${url}/again`)).status).toBe(500);
+  });
+
+  it("cancels the body of an answer that comes after the client left", async () => {
+    const requested = deferred();
+    const answer = deferred<Response>();
+    const cancelled = deferred<unknown>();
+    const url = await serve(() => {
+      requested.resolve();
+      return answer.promise;
+    });
+    // The server's end of the connection: the response's "close" is emitted with its "close".
+    const serverSide = deferred();
+    server?.once("connection", (socket) => socket.once("close", () => serverSide.resolve()));
+    const raw = await openRaw(url);
+    await raw.write("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await requested.promise;
+    raw.close();
+    await serverSide.promise;
+    answer.resolve(
+      new Response(
+        new ReadableStream({ cancel: (reason) => cancelled.resolve(reason ?? "cancelled") }),
+      ),
+    );
+    await expect(cancelled.promise).resolves.toBeDefined();
+  });
+
   it("cancels the response body when the client goes away", async () => {
     const cancelled = deferred<unknown>();
     const url = await serve(
