@@ -53,3 +53,8 @@ export function describePipedFields<K extends string>(
 export function describedFields(id: string): DescribedFields | undefined {
   return registered.get(id);
 }
+
+/** Every id descriptions are registered under, in registration order. */
+export function describedIds(): string[] {
+  return [...registered.keys()];
+}

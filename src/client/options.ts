@@ -228,9 +228,7 @@ describeFields("client", clientOptionsSchema, {
   dispatcher:
     "An undici `Dispatcher` (Agent, Pool, MockAgent...) requests go through (with `fetch`, " +
     "passed as its `dispatcher`); yours to close",
-  fetch:
-    "A WHATWG `fetch` every request goes through (a wrapper, a proxy, nock, a test double); " +
-    "default: undici on Node, the runtime's `fetch` elsewhere",
+  fetch: "A WHATWG `fetch` every request goes through (a wrapper, a proxy, nock, a test double)",
   maxResponseBytes:
     "Largest response body (or single stream event) accepted, in bytes; refused as soon as " +
     "it is passed",

@@ -161,9 +161,7 @@ describeFields("checkpointer", saverFieldsSchema, {
   "ttl.defaultTTL":
     "Minutes since a thread's last write (or read, with `refreshOnRead`) before it expires",
   "ttl.refreshOnRead": "Whether a read (`getTuple`, `list` of one thread) counts as activity",
-  serde:
-    "Serializer for checkpoints and writes, e.g. `createEncryptedSerde(...)`; " +
-    "default: LangGraph's JSON serializer",
+  serde: "Serializer for checkpoints and writes, e.g. `createEncryptedSerde(...)`",
 });
 
 /**
