@@ -106,7 +106,8 @@ export const TABLES: readonly TableSpec[] = [
       timeout: DEFAULT_TIMEOUT_MS,
       streamIdleTimeout: text("`timeout`"),
       streamTimeout: text(
-        `\`${DEFAULT_STREAM_TIMEOUT_MS}\` (${DEFAULT_STREAM_TIMEOUT_MS / 60_000} min), or \`timeout\` if longer`,
+        `\`${DEFAULT_STREAM_TIMEOUT_MS}\` (${DEFAULT_STREAM_TIMEOUT_MS / 60_000} min), ` +
+          "or `timeout` if longer",
       ),
       maxRetries: DEFAULT_MAX_RETRIES,
       defaultHeaders: {},
@@ -510,7 +511,8 @@ export function withTable(markdown: string, spec: TableSpec): string {
   if ("problem" in found) throw new Error(`${spec.page}: ${found.problem}`);
   const { start, end } = markers(spec.id);
   const from = markdown.indexOf(start) + start.length;
-  return `${markdown.slice(0, from)}\n\n${renderTable(spec)}\n\n${markdown.slice(markdown.indexOf(end))}`;
+  const rest = markdown.slice(markdown.indexOf(end));
+  return `${markdown.slice(0, from)}\n\n${renderTable(spec)}\n\n${rest}`;
 }
 
 /** Rewrites every page's tables; returns the pages that changed. */
