@@ -455,6 +455,8 @@ export function tableRows(spec: TableSpec): Row[] {
     const table = target as Record<string, { schema: Schema; wire?: string; call?: true }>;
     for (const [name, setting] of Object.entries(table)) {
       const row = visit(name, setting.schema);
+      // A setting left unset is not in the request body: the server's own default applies.
+      if (row.default === "none" && setting.wire !== undefined) row.default = "not sent";
       row.wire = setting.wire;
       row.call = setting.call === true;
     }
