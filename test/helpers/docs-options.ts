@@ -299,7 +299,6 @@ interface Def {
   options?: Schema[];
   shape?: Record<string, Schema>;
   entries?: Record<string, string | number>;
-  values?: unknown[];
   defaultValue?: unknown;
   checks?: { _zod: { def: { check: string; format?: string } } }[];
 }
@@ -460,6 +459,12 @@ export function tableRows(spec: TableSpec): Row[] {
       row.wire = setting.wire;
       row.call = setting.call === true;
     }
+  }
+  // A description left behind by a renamed or removed field would otherwise go unnoticed.
+  const rendered = new Set(rows.map((row) => row.name));
+  const stale = Object.keys(described.descriptions).filter((name) => !rendered.has(name));
+  if (stale.length > 0) {
+    throw new Error(`options table "${spec.id}": no such field for the description of ${stale}`);
   }
   return [...(spec.before ?? []).map(extraRow), ...rows, ...(spec.after ?? []).map(extraRow)];
 }
