@@ -5,6 +5,7 @@
  */
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { useEnglishMessages } from "../zod-locale";
 import type { LoadAssistantAgentParams } from "./types";
 
@@ -46,6 +47,15 @@ const LoadParamsSchema = z
       });
     }),
   );
+
+describeFields("agents", LoadParamsSchema, {
+  tools:
+    "Implementations of the assistant's function tools, matched by name; may be left out for " +
+    "an assistant that declares none",
+  maxIterations:
+    "Most function-model calls in one run; reaching it with tool calls pending raises " +
+    "`StudioMaxIterationsError`",
+});
 
 /** The tools and iteration bound of valid params, or a `StudioValidationError` naming the field. */
 export function checkLoadParams(params: LoadAssistantAgentParams): {

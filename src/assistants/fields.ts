@@ -5,6 +5,7 @@
  */
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { describeValue, type SamplingField, samplingSchemas } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
@@ -99,6 +100,22 @@ export const CreateAssistantFieldsSchema = z.looseObject(
   },
   { error: 'must be an object such as { assistantName: "..." }' },
 );
+
+describeFields("assistants", CreateAssistantFieldsSchema, {
+  assistantName: "The assistant's name (a non-empty string)",
+  modelName: "The model uri; a model reference missing from the listing falls back to it",
+  instructions: "The system prompt",
+  description: "A description, at most 512 characters",
+  functionModel: "The model that decides tool calls: `{ modelId, temperature, topP }`",
+  "functionModel.modelId": "A model uri or a model record id (resolved through the model listing)",
+  "functionModel.temperature": "Sampling temperature, 0 to 2",
+  "functionModel.topP": "Nucleus sampling, in (0, 1]",
+  responseModel: "The model that writes the final answer: `{ modelId, temperature, topP }`",
+  "responseModel.modelId": "A model uri or a model record id (resolved through the model listing)",
+  "responseModel.temperature": "Sampling temperature, 0 to 2",
+  "responseModel.topP": "Nucleus sampling, in (0, 1]",
+  userFilters: "Key-value pairs of strings kept with the assistant, at most 3",
+});
 
 /** Parses `value`, or throws a `StudioValidationError` for the first issue, naming its field. */
 export function parseAssistantFields(value: unknown): void {

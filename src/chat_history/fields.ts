@@ -6,6 +6,7 @@ import * as z from "zod/v4/mini";
 import type { Metadata } from "../api-types";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from "../threads/backoff";
 import {
   asWritten,
@@ -75,6 +76,21 @@ const historyFieldsSchema = z.object({
         z.lte(MAX_CONFIRM_DELAY_MS, { error: confirmDelayError }),
       ),
   ),
+});
+
+describeFields("history", historyFieldsSchema, {
+  threadId: "An existing thread of the service to read and write; not together with `sessionId`",
+  sessionId:
+    "Your own id for the conversation (up to 512 characters): the history finds the thread " +
+    "tagged with it, or creates it on the first write",
+  title: "Title of the thread the history creates",
+  datasetId:
+    "Dataset the created thread belongs to; session look-ups then stay within it (for export)",
+  maxMessages:
+    "`getMessages()` returns at most the newest N messages, never splitting a tool exchange",
+  maxWriteAttempts: "Attempts per message when writes fail ambiguously, the first included",
+  confirmDelayMs:
+    "Pause (ms, 0 to 60,000) before reading a thread back after an ambiguous failure, doubling",
 });
 
 export interface HistorySettings {

@@ -11,6 +11,7 @@
 import type { Dispatcher } from "undici";
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { parseOrThrow } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import {
@@ -195,6 +196,42 @@ const clientOptionsSchema = z.object({
   ),
   /** Largest response body accepted, in bytes (default 32 MiB); larger is a clear error. */
   maxResponseBytes: z.optional(positiveIntegerSchema("must be a positive integer")),
+});
+
+describeFields("client", clientOptionsSchema, {
+  apiKey: "API key, needed by every call except listing public models. Env: `STUDIO_API_KEY`",
+  orgId:
+    "Organization id, sent as `X-Org-Id` (and `auth.organization` in dataset listings). " +
+    "Env: `STUDIO_ORG_ID`",
+  serviceKeyHeader:
+    "The header studio calls carry the key in, for a deployment that names it otherwise " +
+    "(completions keep `Authorization`)",
+  rpcPathPrefix:
+    "What stands before `svc.` in the remote-call paths: `/api/` sends " +
+    "`{baseUrl}/api/svc.Studio/...`, `/acme.` sends `{baseUrl}/acme.svc.Studio/...`",
+  baseUrl: "Studio address: threads, assistants, models, datasets. Env: `STUDIO_BASE_URL`",
+  proxyUrl:
+    "Inference address: chat and text completions, given without their path. " +
+    "Env: `STUDIO_PROXY_URL`",
+  timeout: "ms per attempt (plain calls: the whole response; streams: until the headers)",
+  streamIdleTimeout:
+    "Longest wait (ms) for the next complete stream event; bytes that complete none " +
+    "(a trickle, blank lines, comments) do not reset it",
+  streamTimeout:
+    "Longest a whole stream may take (ms), retries included: the last guard against a " +
+    "server that never ends",
+  maxRetries: "Retries after the first attempt, on retryable failures only",
+  defaultHeaders:
+    "Extra headers on every request; `Authorization`, the key header, `Proxy-Authorization` " +
+    "and `X-Org-Id` are refused (they come from `apiKey` and `orgId`)",
+  connections: "Sockets per origin in the client's own keep-alive pool (Node)",
+  dispatcher:
+    "An undici `Dispatcher` (Agent, Pool, MockAgent...) requests go through (with `fetch`, " +
+    "passed as its `dispatcher`); yours to close",
+  fetch: "A WHATWG `fetch` every request goes through (a wrapper, a proxy, nock, a test double)",
+  maxResponseBytes:
+    "Largest response body (or single stream event) accepted, in bytes; refused as soon as " +
+    "it is passed",
 });
 
 /** The options, and the rules that tie one option to another. */

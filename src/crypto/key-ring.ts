@@ -9,6 +9,7 @@
 
 import * as z from "zod/v4/mini";
 import { fromBase64 } from "../converters/base64";
+import { describePipedFields } from "../field-docs";
 import { parseFields } from "../threads/fields";
 import { useEnglishMessages } from "../zod-locale";
 
@@ -205,6 +206,13 @@ const keyRingSchema = z.pipe(
     }),
   ),
 );
+
+describePipedFields<"keys" | "activeKeyId">("encryption", keyRingSchema, {
+  keys:
+    "Keys by id: a Web Crypto AES-GCM `CryptoKey` or the base64 of a raw 128, 192 or 256-bit " +
+    "key; ids are 1 to 255 bytes of text",
+  activeKeyId: "The id of the key new values are encrypted with; optional when there is one key",
+});
 
 /** Checked by shape: `instanceof CryptoKey` fails across realms (a worker's key, a test's VM). */
 function isCryptoKey(value: unknown): value is CryptoKey {

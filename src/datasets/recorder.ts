@@ -16,6 +16,7 @@ import type { ChatTool } from "../api-types";
 import type { StudioClient } from "../client";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertToolsToStudio } from "../converters/tools";
+import { describeFields } from "../field-docs";
 import { DEFAULT_WRITE_POLICY } from "../threads/backoff";
 import { completeBatch, createThreadConfirmed, PartialWrite } from "../threads/confirmed-writes";
 import {
@@ -81,6 +82,17 @@ const recorderFieldsSchema = z.object(
   },
   { error: "must be an object with at least a datasetId" },
 );
+
+describeFields("recorder", recorderFieldsSchema, {
+  datasetId: "The dataset each recorded model run is stored in, as one thread",
+  sampleRate: "Fraction of model runs recorded, 0 to 1, drawn per run (0.1: one run in ten)",
+  maxPendingWrites:
+    "Writes in flight at most; a run ending while this many are pending is dropped and reported",
+  redact:
+    "Rewrites copies of the messages (sent and received) before they are stored, e.g. PII " +
+    "removal; if it throws, nothing is stored",
+  onError: "Gets every run that could not be recorded, as a `StudioRecordingError`",
+});
 
 function checkFields(fields: StudioConversationRecorderInput): void {
   parseFields(recorderFieldsSchema, fields);

@@ -7,6 +7,7 @@ import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgrap
 import * as z from "zod/v4/mini";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { integerAtLeast, nonEmptyString, parseFields } from "../threads/fields";
 import { checkField } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
@@ -143,6 +144,24 @@ const saverFieldsSchema = z.object({
   ttl: z.optional(ttlSchema),
   /** Handed to LangGraph's base class as it is. */
   serde: z.optional(z.custom<SerializerProtocol>()),
+});
+
+describeFields("checkpointer", saverFieldsSchema, {
+  datasetId: "Keep the checkpoint threads among this dataset's threads (and look them up there)",
+  maxMessageChars:
+    "A record longer than this many characters is split over several messages; lower it if " +
+    "the service refuses large messages",
+  maxCachedThreads:
+    "LangGraph threads a saver keeps in memory, so a read costs one call; the least recently " +
+    "used beyond them are read again",
+  keep:
+    '`"all"` keeps every checkpoint (history, replay, forks); `"latest"` only the newest of ' +
+    "each namespace, as LangGraph's shallow savers",
+  ttl: "A time to live for LangGraph threads, as in LangGraph's Redis saver (minutes)",
+  "ttl.defaultTTL":
+    "Minutes since a thread's last write (or read, with `refreshOnRead`) before it expires",
+  "ttl.refreshOnRead": "Whether a read (`getTuple`, `list` of one thread) counts as activity",
+  serde: "Serializer for checkpoints and writes, e.g. `createEncryptedSerde(...)`",
 });
 
 /**

@@ -8,6 +8,7 @@
 import * as z from "zod/v4/mini";
 import { SERIALIZABLE_CLIENT_OPTION_NAMES } from "../client/options";
 import type { StudioClientFields } from "../client/resolve";
+import { describeFields } from "../field-docs";
 import { MODEL_URI_PATTERN, samplingSchemas as shared } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { MODEL_REQUEST_OPTIONS, type ModelRequestOptions } from "./requests";
@@ -96,6 +97,30 @@ export const MODEL_SETTINGS = {
     schema: z.record(z.string(), z.unknown(), { error: "must be an object of extra body fields" }),
   },
 } as const satisfies SettingTable;
+
+const MODEL_SETTING_DOCS = {
+  maxTokens: "Maximum tokens generated per output sequence (an integer >= 1)",
+  temperature: "Sampling temperature, 0 to 2",
+  topP: "Nucleus sampling, in (0, 1]",
+  n: "Number of output sequences (an integer >= 1); `n > 1` gives n generations",
+  stop: "Stop sequences (alias `stopSequences`); an empty list in a call clears the model's",
+  presencePenalty: "Penalizes tokens that already appear in the text so far",
+  frequencyPenalty: "Penalizes tokens by how often they already appear in the text so far",
+  penalty: "The service's own `penalty` field (penalizes tokens already generated)",
+  logitBias: "Map of token to bias value",
+  seed: "Sampling seed (an integer), for servers that support reproducible sampling",
+  user: "End-user id, passed on as `user`",
+  streaming: "Stream under the hood even for `invoke`",
+  streamUsage:
+    "Ask for token usage on streams (`stream_options: {include_usage: true}`); it arrives on " +
+    "the last chunk",
+  maxConcurrency:
+    "Most requests in flight at once for this instance (bounds `batch()` and `generate()`), " +
+    "or `Infinity`",
+  modelKwargs: "Extra request-body fields, sent as given (snake_case); they win over the above",
+} as const;
+
+describeFields("chat-model", MODEL_SETTINGS, MODEL_SETTING_DOCS);
 
 /** The settings of table `T` as optional fields, each documented by its entry's doc comment. */
 export type SettingFields<T extends SettingTable> = {
@@ -196,3 +221,8 @@ export const LLM_SETTINGS = defineModelSettings({
 });
 
 export type LLMSettingTable = (typeof LLM_SETTINGS)["table"];
+
+describeFields("llm", LLM_SETTINGS.table, {
+  ...MODEL_SETTING_DOCS,
+  echo: "Return the prompt followed by the completion, as the service does with `echo: true`",
+});

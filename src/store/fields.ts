@@ -7,6 +7,7 @@ import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import * as z from "zod/v4/mini";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
+import { describeFields } from "../field-docs";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_MAX_MESSAGE_CHARS } from "./records";
 
@@ -124,6 +125,25 @@ const storeFieldsSchema = z.object({
   index: z.optional(indexSchema),
   ttl: z._default(ttlSchema, () => ({})),
   serde: z.optional(z.custom<SerializerProtocol>()),
+});
+
+describeFields("store", storeFieldsSchema, {
+  datasetId: "Keep the store's threads in a dataset of yours; look-ups then list that dataset",
+  maxMessageChars: "Largest message written, in characters; a larger item is split over several",
+  maxCachedNamespaces:
+    "Namespaces whose records stay in memory, so a read costs one call; others are read again",
+  maxConcurrentReads: "Namespaces a `search` or `listNamespaces` reads at once",
+  index: "Semantic search: `search(prefix, { query })` ranks items by similarity to the query",
+  "index.embeddings": "Any LangChain embeddings; texts are embedded here, on the client",
+  "index.dims": "The length of the vectors `embeddings` returns (checked on every put)",
+  "index.fields": "Field paths whose text is embedded (`$`: the whole value as JSON)",
+  ttl: "Items that expire, as in LangGraph's Postgres and Redis stores (minutes)",
+  "ttl.defaultTtl": "Minutes an item lives after it is put (or read, with `refreshOnRead`)",
+  "ttl.refreshOnRead": "Reads (`get`, `search`) move the expiry of the items they return",
+  "ttl.sweepIntervalMinutes": "`start()` sweeps expired items this often (no sweeping when unset)",
+  serde:
+    "Serializer for item values, e.g. `createEncryptedSerde(...)`; without one, values are " +
+    "stored as readable JSON",
 });
 
 type CheckedFields = z.output<typeof storeFieldsSchema>;

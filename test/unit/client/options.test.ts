@@ -99,6 +99,7 @@ describe("one rule for an option and its per-call override", () => {
 const OPTIONS_FILE = fileURLToPath(new URL("../../../src/client/options.ts", import.meta.url));
 const SCHEMA_START = "const clientOptionsSchema = z.object({";
 const DECISIONS_START = "const SERIALIZED: Record<ClientOptionName, boolean> = {";
+const DESCRIPTIONS_START = 'describeFields("client", clientOptionsSchema, {';
 
 const COMPILER_OPTIONS: ts.CompilerOptions = {
   strict: true,
@@ -149,12 +150,25 @@ function decideOption(source: string): string {
   return source.replace(DECISIONS_START, `${DECISIONS_START}\n  extraOption: true,`);
 }
 
+/** The option's line in the docs' options table (src/field-docs.ts), which it also needs. */
+function describeOption(source: string): string {
+  expect(source).toContain(DESCRIPTIONS_START);
+  return source.replace(
+    DESCRIPTIONS_START,
+    `${DESCRIPTIONS_START}\n  extraOption: "An extra option",`,
+  );
+}
+
 describe("an option added to the schema", () => {
-  it("fails to compile until the serialization decision names it, then compiles", () => {
+  it("fails to compile until serialized or not and described, then compiles", () => {
     expect(typeErrors((source) => source)).toEqual([]);
     const errors = typeErrors(addOption);
     expect(errors.join("\n")).toMatch(/Property 'extraOption' is missing/);
-    expect(typeErrors((source) => decideOption(addOption(source)))).toEqual([]);
+    const undescribed = typeErrors((source) => decideOption(addOption(source)));
+    expect(undescribed.join("\n")).toMatch(/Property 'extraOption' is missing/);
+    const undecided = typeErrors((source) => describeOption(addOption(source)));
+    expect(undecided.join("\n")).toMatch(/Property 'extraOption' is missing/);
+    expect(typeErrors((source) => describeOption(decideOption(addOption(source))))).toEqual([]);
   }, 60_000);
 
   it("is in the type and the list, with no edit anywhere else", () => {
@@ -162,7 +176,9 @@ describe("an option added to the schema", () => {
       `${source}\nconst probe: StudioClientOptions = { extraOption: 1 };\n` +
       `const listed: "extraOption" extends (typeof CLIENT_OPTION_NAMES)[number] ? true : false = true;\n` +
       "void probe;\nvoid listed;\n";
-    expect(typeErrors((source) => probe(decideOption(addOption(source))))).toEqual([]);
+    expect(typeErrors((source) => probe(describeOption(decideOption(addOption(source)))))).toEqual(
+      [],
+    );
     expect(typeErrors((source) => probe(source)).length).toBeGreaterThan(0);
   }, 60_000);
 });
