@@ -52,6 +52,8 @@ export class RunRecord {
     metadata: Record<string, unknown>;
     multitaskStrategy: string;
     resumable: boolean;
+    /** Waits for the thread's earlier runs before it starts (`begin`). */
+    pending?: boolean;
   }) {
     this.run_id = crypto.randomUUID();
     this.thread_id = init.threadId;
@@ -61,6 +63,7 @@ export class RunRecord {
     this.metadata = init.metadata;
     this.multitask_strategy = init.multitaskStrategy;
     this.resumable = init.resumable;
+    if (init.pending) this.status = "pending";
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -83,6 +86,13 @@ export class RunRecord {
   /** True once the registry dropped this finished run's events to stay within its budget. */
   get eventsDropped(): boolean {
     return this.#dropped;
+  }
+
+  /** A pending run's turn came: it runs now. */
+  begin(): void {
+    if (this.#ended) return;
+    this.status = "running";
+    this.updated_at = new Date().toISOString();
   }
 
   push(event: string, data: string): void {
@@ -171,6 +181,7 @@ export class RunRegistry {
     this.#eventBudget = options.finishedEventBytes ?? FINISHED_EVENT_BYTES;
   }
 
+  /** The thread's newest run that has not ended (running, or pending behind the others). */
   activeOn(threadId: string): RunRecord | undefined {
     return this.#active.get(threadId);
   }
@@ -191,6 +202,13 @@ export class RunRegistry {
         found.push(run);
     }
     return found.reverse();
+  }
+
+  /** The thread's runs that have not ended, oldest first. */
+  live(threadId: string): RunRecord[] {
+    return this.list(threadId)
+      .filter((run) => !run.ended)
+      .reverse();
   }
 
   /** Threads with a run in this process (their status is "busy"). */
