@@ -26,6 +26,15 @@ export function sdkClient(handler: Handler, headers?: Record<string, string>): C
   });
 }
 
+/** A run's POST as the SDK sends it, for tests that read the response themselves. */
+export function postRun(threadId: string, body: Record<string, unknown>): Request {
+  return new Request(`http://agent.test/threads/${threadId}/runs/stream`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 export interface EmulatorAddress {
   baseUrl: string;
   proxyUrl: string;
