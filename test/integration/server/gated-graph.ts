@@ -15,6 +15,7 @@ import { type Deferred, deferred, type Gate, gate } from "../../helpers/gate";
 export function gatedGraph() {
   const seen = { calls: 0, live: 0, most: 0 };
   const gates: Gate[] = [];
+  let released = false;
   const entries: Deferred<void>[] = [];
   const entryOf = (index: number) => {
     entries[index] ??= deferred();
@@ -24,6 +25,7 @@ export function gatedGraph() {
     .addNode("reply", async (state, config: LangGraphRunnableConfig) => {
       const turn = gate();
       gates.push(turn);
+      if (released) turn.open();
       seen.calls++;
       seen.live++;
       seen.most = Math.max(seen.most, seen.live);
@@ -53,7 +55,9 @@ export function gatedGraph() {
     open(index: number): void {
       gates[index]?.open();
     },
+    /** Lets every invocation go on, those to come too. */
     openAll(): void {
+      released = true;
       for (const turn of gates) turn.open();
     },
   };
