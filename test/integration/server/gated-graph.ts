@@ -14,8 +14,19 @@ import { type Deferred, deferred, type Gate, gate } from "../../helpers/gate";
 
 export function gatedGraph() {
   const seen = { calls: 0, live: 0, most: 0 };
-  const gates: Gate[] = [];
+  const gates = new Map<number, Gate>();
+  const gateOf = (index: number) => {
+    let turn = gates.get(index);
+    if (!turn) {
+      turn = gate();
+      if (released) turn.open();
+      gates.set(index, turn);
+    }
+    return turn;
+  };
   let released = false;
+  let count = 0;
+  let waiters: ((index: number) => void)[] = [];
   const entries: Deferred<void>[] = [];
   const entryOf = (index: number) => {
     entries[index] ??= deferred();
@@ -23,14 +34,15 @@ export function gatedGraph() {
   };
   const graph = new StateGraph(MessagesAnnotation)
     .addNode("reply", async (state, config: LangGraphRunnableConfig) => {
-      const turn = gate();
-      gates.push(turn);
-      if (released) turn.open();
+      const index = count++;
+      const turn = gateOf(index);
       seen.calls++;
       seen.live++;
       seen.most = Math.max(seen.most, seen.live);
       const signal = config.signal;
-      entryOf(gates.length - 1).resolve();
+      entryOf(index).resolve();
+      for (const wake of waiters) wake(index);
+      waiters = [];
       try {
         await Promise.race([
           turn.wait,
@@ -51,14 +63,18 @@ export function gatedGraph() {
     entered(index: number): Promise<void> {
       return entryOf(index).promise;
     },
-    /** Lets the node's `index`-th invocation go on. */
+    /** Resolves with the index of the next invocation to enter the node after this call. */
+    nextEntry(): Promise<number> {
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    /** Lets the node's `index`-th invocation go on (now, or when it comes). */
     open(index: number): void {
-      gates[index]?.open();
+      gateOf(index).open();
     },
     /** Lets every invocation go on, those to come too. */
     openAll(): void {
       released = true;
-      for (const turn of gates) turn.open();
+      for (const turn of gates.values()) turn.open();
     },
   };
 }

@@ -10,7 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
-import { agentGraph, approvalGraph, echoGraph, slowGraph, whoamiGraph } from "./graphs";
+import { agentGraph, approvalGraph, echoGraph, whoamiGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -61,7 +61,6 @@ export function studioServer(
       agent: agentGraph(client),
       approval: approvalGraph(),
       echo: echoGraph(),
-      slow: slowGraph(),
       whoami: whoamiGraph(),
     },
     checkpointer: new StudioCheckpointSaver({ client }),
