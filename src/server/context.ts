@@ -32,18 +32,22 @@ export function readBody(ctx: ServerContext, request: Request): Promise<Record<s
   return readJson(request, ctx.maxBodyBytes);
 }
 
+/** The thread id a route's `:thread_id` names, or a 404 for one that cannot be decoded. */
+export function threadIdOf(param: string): string {
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    throw new HttpProblem(404, "Not Found", `Thread ${param} not found`);
+  }
+}
+
 /** The owner's thread, or a 404 (another user's thread is not found either). */
 export async function ownThread(
   ctx: ServerContext,
   owner: string,
   threadId: string,
 ): Promise<StoredThread> {
-  let id: string;
-  try {
-    id = decodeURIComponent(threadId);
-  } catch {
-    throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
-  }
+  const id = threadIdOf(threadId);
   const stored = await ctx.records.get(owner, id);
   if (!stored) throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
   return stored;

@@ -3,7 +3,7 @@
  * thread's record changes and its delete go through the run lifecycle (`run-lifecycle.ts`),
  * which orders them against the thread's runs.
  */
-import { graphOf, ownThread, readBody, type ServerContext, shown } from "../context";
+import { graphOf, ownThread, readBody, type ServerContext, shown, threadIdOf } from "../context";
 import { HttpProblem, json, noContent } from "../http";
 import {
   HistorySchema,
@@ -63,8 +63,8 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     ),
     route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
       const body = parseBody(ThreadPatchSchema, await readBody(ctx, request));
-      const id = (await ownThread(ctx, owner, p.thread_id ?? "")).view.thread_id;
-      const saved = await ctx.lifecycle.update(owner, id, (view) => {
+      // The update's own read is the owner check: another user's thread is a 404 there too.
+      const saved = await ctx.lifecycle.update(owner, threadIdOf(p.thread_id ?? ""), (view) => {
         const metadata = { ...view.metadata, ...(body.metadata ?? {}) };
         // The owner is the server's to say.
         if (ctx.auth) metadata.owner = owner;
