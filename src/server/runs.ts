@@ -4,7 +4,8 @@
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
  * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
  * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
- * forgotten). Nothing here crosses processes: another process sees the thread's
+ * forgotten). When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
+ * Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
 
@@ -216,6 +217,7 @@ export class RunRegistry {
     return this.#active.has(threadId);
   }
 
+  /** Registers the thread's newest run (running, or pending behind the thread's live runs). */
   start(run: RunRecord): void {
     this.#active.set(run.thread_id, run);
     this.#runs.set(run.run_id, run);
