@@ -29,7 +29,7 @@ const TRACKED = new Set<PropertyKey>(["put", "putWrites"]);
  * Deleted thread ids remembered to drop their late writes. Service thread ids are never reused,
  * and a cancelled run's queued writes come within moments of its end, so the oldest go first.
  */
-export const FORBIDDEN_KEPT = 10_000;
+const FORBIDDEN_KEPT = 10_000;
 
 export function guardWrites(checkpointer: BaseCheckpointSaver): WriteGuard {
   const inFlight = new InFlight();
