@@ -7,61 +7,41 @@
  *     stored before it (the reader reads down until it has them);
  *   - writes sent while its `put` is in flight wait for the `put`, so they land after it.
  * Only checkpoints this process has not stored or read are tracked (a `put` for them may follow).
+ * What is in flight is counted by the tracker shared with the server (`threads/in-flight.ts`).
  */
+import { InFlight, RecentKeys } from "../threads/in-flight";
 
 /** Checkpoints whose early writes are remembered at most (a `put` that never comes leaks none). */
 const MAX_TRACKED = 1_000;
 
 export class WriteOrder {
-  readonly #puts = new Map<string, Promise<unknown>>();
-  readonly #writes = new Map<string, Set<Promise<unknown>>>();
+  readonly #puts = new InFlight();
+  readonly #writes = new InFlight();
   /** Tasks whose writes are stored ahead of their checkpoint's record. */
-  readonly #early = new Map<string, Set<string>>();
+  readonly #early = new RecentKeys<Set<string>>(MAX_TRACKED);
 
   /** Runs a checkpoint's `putWrites`: after its `put` if one is in flight. */
   async write<T>(key: string, taskId: string, known: boolean, send: () => Promise<T>): Promise<T> {
-    const put = this.#puts.get(key);
-    if (put) await put.catch(() => undefined);
-    if (known || put) return send();
-    const sending = send();
-    const inFlight = this.#writes.get(key) ?? new Set<Promise<unknown>>();
-    this.#writes.set(key, inFlight);
-    inFlight.add(sending);
-    try {
-      const result = await sending;
-      const early = this.#early.get(key) ?? new Set<string>();
-      early.add(taskId);
-      this.#early.set(key, early);
-      this.#bound();
-      return result;
-    } finally {
-      inFlight.delete(sending);
-      if (inFlight.size === 0) this.#writes.delete(key);
-    }
+    const putting = this.#puts.has(key);
+    if (putting) await this.#puts.settled(key);
+    if (known || putting) return send();
+    const result = await this.#writes.track(key, send());
+    this.#early.set(key, (this.#early.get(key) ?? new Set<string>()).add(taskId));
+    return result;
   }
 
   /** Runs a checkpoint's `put` once its writes in flight settle; `send` gets the early tasks. */
   async put<T>(key: string, send: (earlyTasks: string[]) => Promise<T>): Promise<T> {
-    await Promise.allSettled([...(this.#writes.get(key) ?? [])]);
-    const early = [...(this.#early.get(key) ?? [])].sort();
-    const sending = send(early);
-    this.#puts.set(key, sending);
-    try {
-      const result = await sending;
-      this.#early.delete(key);
-      return result;
-    } finally {
-      if (this.#puts.get(key) === sending) this.#puts.delete(key);
-    }
+    await this.#writes.settled(key);
+    const result = await this.#puts.track(key, send(earlyTasks(this.#early.get(key))));
+    this.#early.delete(key);
+    return result;
   }
+}
 
-  #bound(): void {
-    while (this.#early.size > MAX_TRACKED) {
-      const oldest = this.#early.keys().next().value;
-      if (oldest === undefined) return;
-      this.#early.delete(oldest);
-    }
-  }
+/** The early tasks as the record names them: sorted, so equal sets store equal records. */
+export function earlyTasks(tasks: ReadonlySet<string> | undefined): string[] {
+  return [...(tasks ?? [])].sort();
 }
 
 /** The key of one checkpoint of one LangGraph thread. */

@@ -81,6 +81,48 @@ export const RunCreateSchema = z.looseObject({
 });
 export type RunCreate = z.infer<typeof RunCreateSchema>;
 
+/** A query parameter that is a count: digits only (a query string has no numbers). */
+function countParam(min: number, max?: number) {
+  const checks = [z.int(), z.gte(min), ...(max === undefined ? [] : [z.lte(max)])];
+  return z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d+$/, "must be a whole number")),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z.number().check(...checks),
+      ),
+    ),
+  );
+}
+
+/** A query flag: "true" or "1" is on, anything else off (as the API reads it). */
+const flagParam = z.pipe(
+  z.optional(z.string()),
+  z.transform((text: string | undefined) => text === "true" || text === "1"),
+);
+
+/** `GET /threads/:thread_id/runs` query. */
+export const RunListQuerySchema = z.looseObject({
+  status: z.optional(z.string()),
+  limit: countParam(1),
+  offset: countParam(0),
+});
+
+/** `GET /threads/:thread_id/state` query. */
+export const StateQuerySchema = z.looseObject({ subgraphs: flagParam });
+
+/** `POST /threads/:thread_id/runs/:run_id/cancel` query. */
+export const CancelQuerySchema = z.looseObject({ wait: flagParam });
+
+/** The query string as `schema` reads it, or a 422 naming the first parameter that fails. */
+export function parseQuery<T>(schema: z.ZodMiniType<T>, url: URL): T {
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (value !== "") query[key] ??= value;
+  }
+  return parseBody(schema, query);
+}
+
 /** The body as `schema` reads it, or a 422 naming the first field that fails. */
 export function parseBody<T>(schema: z.ZodMiniType<T>, body: unknown): T {
   const result = schema.safeParse(body);

@@ -4,7 +4,8 @@
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
  * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
  * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
- * forgotten). Nothing here crosses processes: another process sees the thread's
+ * forgotten). When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
+ * Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
 
@@ -52,6 +53,8 @@ export class RunRecord {
     metadata: Record<string, unknown>;
     multitaskStrategy: string;
     resumable: boolean;
+    /** Waits for the thread's earlier runs before it starts (`begin`). */
+    pending?: boolean;
   }) {
     this.run_id = crypto.randomUUID();
     this.thread_id = init.threadId;
@@ -61,6 +64,7 @@ export class RunRecord {
     this.metadata = init.metadata;
     this.multitask_strategy = init.multitaskStrategy;
     this.resumable = init.resumable;
+    if (init.pending) this.status = "pending";
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -83,6 +87,13 @@ export class RunRecord {
   /** True once the registry dropped this finished run's events to stay within its budget. */
   get eventsDropped(): boolean {
     return this.#dropped;
+  }
+
+  /** A pending run's turn came: it runs now. */
+  begin(): void {
+    if (this.#ended) return;
+    this.status = "running";
+    this.updated_at = new Date().toISOString();
   }
 
   push(event: string, data: string): void {
@@ -171,6 +182,7 @@ export class RunRegistry {
     this.#eventBudget = options.finishedEventBytes ?? FINISHED_EVENT_BYTES;
   }
 
+  /** The thread's newest run that has not ended (running, or pending behind the others). */
   activeOn(threadId: string): RunRecord | undefined {
     return this.#active.get(threadId);
   }
@@ -193,11 +205,19 @@ export class RunRegistry {
     return found.reverse();
   }
 
+  /** The thread's runs that have not ended, oldest first. */
+  live(threadId: string): RunRecord[] {
+    return this.list(threadId)
+      .filter((run) => !run.ended)
+      .reverse();
+  }
+
   /** Threads with a run in this process (their status is "busy"). */
   isBusy(threadId: string): boolean {
     return this.#active.has(threadId);
   }
 
+  /** Registers the thread's newest run (running, or pending behind the thread's live runs). */
   start(run: RunRecord): void {
     this.#active.set(run.thread_id, run);
     this.#runs.set(run.run_id, run);

@@ -8,7 +8,8 @@ import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver, StudioStore } from "../../../src/langgraph";
 import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
-import { memoGraph } from "./graphs";
+import { gatedGraph } from "./gated-graph";
+import { echoGraph, memoGraph } from "./graphs";
 import { sdkClient, studioServer } from "./harness";
 import { agentTurn, approvalResume, approvalUntilInterrupt, collect, say, texts } from "./scripts";
 
@@ -201,17 +202,23 @@ describe("createAgentServer with the SDK's Client", () => {
     return { response, runId };
   }
 
+  /** How the run ended, once it has: a join's stream ends when the run does. */
   async function runEnded(client: ReturnType<typeof sdkClient>, threadId: string, runId: string) {
-    for (let i = 0; i < 100; i++) {
-      const run = await client.runs.get(threadId, runId);
-      if (run.status !== "running" && run.status !== "pending") return run.status;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error("the run did not end within 5 s");
+    await collect(client.runs.joinStream(threadId, runId));
+    return (await client.runs.get(threadId, runId)).status;
+  }
+
+  /** A server whose "slow" graph waits at gates the test opens (or for the run's cancel). */
+  function gatedServer() {
+    const slow = gatedGraph();
+    const { handler } = studioServer(emulator.handle, {
+      graphs: { slow: slow.graph, echo: echoGraph() },
+    });
+    return { handler, slow };
   }
 
   it("answers 409 to a second run while one is active, and cancels a run", async () => {
-    const { handler } = studioServer(emulator.handle);
+    const { handler } = gatedServer();
     const client = sdkClient(handler);
     const thread = await client.threads.create();
     const { response, runId } = await startSlow(handler, thread.thread_id);
@@ -233,7 +240,7 @@ describe("createAgentServer with the SDK's Client", () => {
   });
 
   it("interrupts the active run for multitask_strategy interrupt", async () => {
-    const { handler } = studioServer(emulator.handle);
+    const { handler } = gatedServer();
     const client = sdkClient(handler);
     const thread = await client.threads.create();
     const first = await startSlow(handler, thread.thread_id);
@@ -249,7 +256,7 @@ describe("createAgentServer with the SDK's Client", () => {
   });
 
   it("cancels the run when the client goes away, or lets it finish with on_disconnect continue", async () => {
-    const { handler } = studioServer(emulator.handle);
+    const { handler, slow } = gatedServer();
     const client = sdkClient(handler);
     const a = await client.threads.create();
     const gone = await startSlow(handler, a.thread_id);
@@ -260,8 +267,11 @@ describe("createAgentServer with the SDK's Client", () => {
     );
 
     const b = await client.threads.create();
+    const keptEntry = slow.nextEntry();
     const kept = await startSlow(handler, b.thread_id, { on_disconnect: "continue" });
     await kept.response.body?.cancel();
+    // The reader is gone and the run goes on: let its node finish.
+    slow.open(await keptEntry);
     expect(await runEnded(client, b.thread_id, kept.runId)).toBe("success");
     expect(texts((await client.threads.getState(b.thread_id)).values).at(-1)).toBe("Slowly: wait");
   });
@@ -279,7 +289,6 @@ describe("createAgentServer with the SDK's Client", () => {
     );
     const runId = /runs\/([^/]+)$/.exec(response.headers.get("Content-Location") ?? "")?.[1];
     expect(await runEnded(client, thread.thread_id, runId!)).toBe("success");
-    await new Promise((resolve) => setTimeout(resolve, 20));
     const text = await response.text();
     expect(text.match(/^event: (.+)$/gm)).toEqual([
       "event: metadata",

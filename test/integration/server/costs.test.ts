@@ -29,6 +29,24 @@ function threadListCalls(calls: string[]): string[] {
   return calls.filter((c) => !c.includes("chat/completions"));
 }
 
+describe("service calls per PATCH", () => {
+  it("a PATCH costs four calls: read the thread (2), replace its snapshot (2)", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create();
+    const calls = await callsDuring(
+      () => client.threads.update(thread.thread_id, { metadata: { pinned: true } }),
+      thread.thread_id,
+    );
+    expect(calls).toEqual([
+      "GET /studio/v1/threads/:id",
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
+  });
+});
+
 describe("service calls per message", () => {
   it("a message costs the checkpointer's calls plus six for the thread list, at any age", async () => {
     const { handler } = studioServer(emulator.handle);

@@ -78,18 +78,6 @@ export function echoGraph() {
     .compile();
 }
 
-/** Like `echoGraph`, after a pause: long enough to be interrupted, cancelled or joined. */
-export function slowGraph(pauseMs = 400) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("reply", async (state) => {
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      const last = state.messages.at(-1) as BaseMessage | undefined;
-      return { messages: [new AIMessage({ content: `Slowly: ${last?.text ?? ""}` })] };
-    })
-    .addEdge(START, "reply")
-    .compile();
-}
-
 /** Remembers each user message in the long-term store (`config.store`) and counts them. */
 export function memoGraph() {
   return new StateGraph(MessagesAnnotation)

@@ -10,7 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
-import { agentGraph, approvalGraph, echoGraph, slowGraph, whoamiGraph } from "./graphs";
+import { agentGraph, approvalGraph, echoGraph, whoamiGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -23,6 +23,15 @@ export function sdkClient(handler: Handler, headers?: Record<string, string>): C
       fetch: (input: string | URL | Request, init?: RequestInit) =>
         handler(new Request(input, init)),
     },
+  });
+}
+
+/** A run's POST as the SDK sends it, for tests that read the response themselves. */
+export function postRun(threadId: string, body: Record<string, unknown>): Request {
+  return new Request(`http://agent.test/threads/${threadId}/runs/stream`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
   });
 }
 
@@ -52,7 +61,6 @@ export function studioServer(
       agent: agentGraph(client),
       approval: approvalGraph(),
       echo: echoGraph(),
-      slow: slowGraph(),
       whoami: whoamiGraph(),
     },
     checkpointer: new StudioCheckpointSaver({ client }),

@@ -10,7 +10,8 @@ import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
-import { slowGraph } from "./graphs";
+import { isSettled } from "../../helpers/gate";
+import { gatedGraph } from "./gated-graph";
 import { sdkClient, studioServer } from "./harness";
 import { collect, say, texts } from "./scripts";
 
@@ -44,17 +45,19 @@ async function startAndLeave(
 
 describe("a page that reloads during a run", () => {
   it("finds the thread's running run when it never learned the run id, and joins it", async () => {
-    const { handler } = studioServer(emulator.handle);
+    const slow = gatedGraph();
+    const { handler } = studioServer(emulator.handle, { graphs: { slow: slow.graph } });
     const client = sdkClient(handler);
     const thread = await client.threads.create();
     const runId = await startAndLeave(handler, thread.thread_id, "are you there?");
+    await slow.entered(0);
 
     // The reloaded page: no run id kept, so it asks the server.
     const running = await client.runs.list(thread.thread_id, { status: "running", limit: 1 });
     expect(running.map((r) => r.run_id)).toEqual([runId]);
-    const events = await collect(
-      client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }),
-    );
+    const joined = collect(client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }));
+    slow.open(0);
+    const events = await joined;
     expect(events[0]?.event).toBe("metadata");
     expect(texts(events.at(-1)?.data).at(-1)).toBe("Slowly: are you there?");
 
@@ -66,14 +69,15 @@ describe("a page that reloads during a run", () => {
   });
 
   it("replays and ends a join that comes just after the run ended", async () => {
-    const { handler } = studioServer(emulator.handle);
+    const slow = gatedGraph();
+    const { handler } = studioServer(emulator.handle, { graphs: { slow: slow.graph } });
     const client = sdkClient(handler);
     const thread = await client.threads.create();
     const runId = await startAndLeave(handler, thread.thread_id, "late");
-    for (let i = 0; i < 100; i++) {
-      if ((await client.runs.get(thread.thread_id, runId)).status !== "running") break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Another tab's join ends when the run does: the join below comes after the end.
+    const watching = collect(client.runs.joinStream(thread.thread_id, runId));
+    slow.open(0);
+    await watching;
     expect((await client.runs.get(thread.thread_id, runId)).status).toBe("success");
 
     const events = await collect(
@@ -85,6 +89,8 @@ describe("a page that reloads during a run", () => {
 
   it("keeps the run open while the thread's snapshot is saved: a join ends on the saved thread", async () => {
     // The thread list's saves (the snapshot's older message deleted) wait at a gate.
+    const released = gatedGraph();
+    released.openAll();
     let gate: Promise<void> | undefined;
     let open = () => {};
     let held = () => {};
@@ -106,7 +112,7 @@ describe("a page that reloads during a run", () => {
       },
     } as ConstructorParameters<typeof StudioClient>[0]);
     const handler = createAgentServer({
-      graphs: { slow: slowGraph(50) },
+      graphs: { slow: released.graph },
       checkpointer: new StudioCheckpointSaver({ client: studio }),
       client: studio,
     });
@@ -122,11 +128,7 @@ describe("a page that reloads during a run", () => {
     expect((await client.runs.get(thread.thread_id, runId)).status).toBe("running");
     expect((await client.threads.get(thread.thread_id)).status).toBe("busy");
     const joined = collect(client.runs.joinStream(thread.thread_id, runId, { lastEventId: "-1" }));
-    const early = await Promise.race([
-      joined.then(() => "ended"),
-      new Promise((resolve) => setTimeout(() => resolve("open"), 100)),
-    ]);
-    expect(early).toBe("open");
+    expect(await isSettled(joined)).toBe(false);
 
     gate = undefined;
     open();

@@ -1,0 +1,76 @@
+/**
+ * What every route gets: the thread list, the runs, the run lifecycle, the graphs, and the
+ * server's options; the caller (the auth hook's user) comes with each request. Built once by
+ * `server.ts`; the routes (`routes/`) hold no state of their own.
+ */
+
+import type { RunnableGraph } from "./graphs";
+import { HttpProblem, readJson } from "./http";
+import type { RunLifecycle } from "./run-lifecycle";
+import type { RunRecord, RunRegistry } from "./runs";
+import { runEventsResponse } from "./sse";
+import type { StoredThread, ThreadRecords } from "./thread-records";
+import type { ThreadView } from "./thread-view";
+
+export interface ServerContext {
+  records: ThreadRecords;
+  runs: RunRegistry;
+  lifecycle: RunLifecycle;
+  /** Graph id to the graph bound to the server's checkpointer and store. */
+  graphs: ReadonlyMap<string, RunnableGraph>;
+  /** True when the server has an `auth` hook (then each thread is its owner's). */
+  auth: boolean;
+  /** The path prefix the handler is mounted under, without a trailing slash. */
+  prefix: string;
+  /** The largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Tells the operator of an error the caller does not see in full. */
+  report(error: unknown, request: Request): void;
+}
+
+export function readBody(ctx: ServerContext, request: Request): Promise<Record<string, unknown>> {
+  return readJson(request, ctx.maxBodyBytes);
+}
+
+/** The thread id a route's `:thread_id` names, or a 404 for one that cannot be decoded. */
+export function threadIdOf(param: string): string {
+  try {
+    return decodeURIComponent(param);
+  } catch {
+    throw new HttpProblem(404, "Not Found", `Thread ${param} not found`);
+  }
+}
+
+/** The owner's thread, or a 404 (another user's thread is not found either). */
+export async function ownThread(
+  ctx: ServerContext,
+  owner: string,
+  threadId: string,
+): Promise<StoredThread> {
+  const id = threadIdOf(threadId);
+  const stored = await ctx.records.get(owner, id);
+  if (!stored) throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
+  return stored;
+}
+
+/** The thread as its owner sees it ("busy" while a run of this process is on it). */
+export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
+  return ctx.lifecycle.isBusy(view.thread_id) ? { ...view, status: "busy" } : view;
+}
+
+/** The graph that last ran on the thread, if the server still has it. */
+export function graphOf(ctx: ServerContext, view: ThreadView): RunnableGraph | undefined {
+  const id = view.metadata.graph_id;
+  return typeof id === "string" ? ctx.graphs.get(id) : undefined;
+}
+
+/** The run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */
+export function runEvents(
+  ctx: ServerContext,
+  run: RunRecord,
+  lastEventId: string | undefined,
+  onDisconnect?: () => void,
+): Response {
+  const location = `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
+  return runEventsResponse(run, location, lastEventId, onDisconnect);
+}

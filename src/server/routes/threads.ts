@@ -1,0 +1,115 @@
+/**
+ * Thread routes: create, search, get, patch, delete, and the graph's state and history. A
+ * thread's record changes and its delete go through the run lifecycle (`run-lifecycle.ts`),
+ * which orders them against the thread's runs.
+ */
+import { graphOf, ownThread, readBody, type ServerContext, shown, threadIdOf } from "../context";
+import { HttpProblem, json, noContent } from "../http";
+import {
+  HistorySchema,
+  parseBody,
+  parseQuery,
+  StateQuerySchema,
+  ThreadCreateSchema,
+  ThreadPatchSchema,
+  ThreadSearchSchema,
+} from "../requests";
+import { type RouteEntry, route } from "../router";
+import { emptyThreadState, toThreadState } from "../state";
+import { searchThreads, titleOf } from "../thread-view";
+
+export function threadRoutes(ctx: ServerContext): RouteEntry[] {
+  return [
+    route("POST", "/threads", async (request, owner) => {
+      const body = parseBody(ThreadCreateSchema, await readBody(ctx, request));
+      if (body.thread_id) {
+        throw new HttpProblem(
+          422,
+          "Unprocessable Entity",
+          "thread_id: the server picks thread ids (the service's); leave it out",
+        );
+      }
+      const now = new Date().toISOString();
+      const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
+      if (ctx.auth) metadata.owner = owner;
+      if (body.graph_id) metadata.graph_id = body.graph_id;
+      const created = await ctx.records.create(owner, {
+        created_at: now,
+        updated_at: now,
+        metadata,
+        status: "idle",
+        values: {},
+        interrupts: {},
+        title: typeof metadata.title === "string" && metadata.title !== "" ? metadata.title : null,
+        preview: null,
+      });
+      return json(created.view);
+    }),
+    route("POST", "/threads/search", async (request, owner) => {
+      const body = parseBody(ThreadSearchSchema, await readBody(ctx, request));
+      const all = (await ctx.records.list(owner)).map((view) => shown(ctx, view));
+      const { page, total } = searchThreads(all, {
+        metadata: body.metadata ?? undefined,
+        status: body.status ?? undefined,
+        limit: body.limit ?? 10,
+        offset: body.offset ?? 0,
+        sortBy: body.sort_by ?? "updated_at",
+        sortOrder: body.sort_order ?? "desc",
+      });
+      return json(page, 200, { "X-Pagination-Total": String(total) });
+    }),
+    route("GET", "/threads/:thread_id", async (_r, owner, p) =>
+      json(shown(ctx, (await ownThread(ctx, owner, p.thread_id ?? "")).view)),
+    ),
+    route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
+      const body = parseBody(ThreadPatchSchema, await readBody(ctx, request));
+      // The update's own read is the owner check: another user's thread is a 404 there too.
+      const saved = await ctx.lifecycle.update(owner, threadIdOf(p.thread_id ?? ""), (view) => {
+        const metadata = { ...view.metadata, ...(body.metadata ?? {}) };
+        // The owner is the server's to say.
+        if (ctx.auth) metadata.owner = owner;
+        const patched = { ...view, metadata, updated_at: new Date().toISOString() };
+        return { ...patched, title: titleOf(patched) };
+      });
+      return json(shown(ctx, saved.view));
+    }),
+    route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {
+      const stored = await ownThread(ctx, owner, p.thread_id ?? "");
+      await ctx.lifecycle.delete(stored.view.thread_id);
+      return noContent();
+    }),
+    route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {
+      const { view } = await ownThread(ctx, owner, p.thread_id ?? "");
+      const graph = graphOf(ctx, view);
+      if (!graph) return json(emptyThreadState());
+      const { subgraphs } = parseQuery(StateQuerySchema, url);
+      const state = await graph.getState(
+        { configurable: { thread_id: view.thread_id } },
+        { subgraphs },
+      );
+      return json(toThreadState(state));
+    }),
+    route("POST", "/threads/:thread_id/history", async (request, owner, p) => {
+      const body = parseBody(HistorySchema, await readBody(ctx, request));
+      const { view } = await ownThread(ctx, owner, p.thread_id ?? "");
+      const graph = graphOf(ctx, view);
+      if (!graph) return json([]);
+      const before =
+        typeof body.before === "string"
+          ? { configurable: { checkpoint_id: body.before } }
+          : body.before;
+      const history: Record<string, unknown>[] = [];
+      for await (const state of graph.getStateHistory(
+        { configurable: { ...(body.checkpoint ?? {}), thread_id: view.thread_id } },
+        {
+          limit: body.limit ?? 10,
+          ...(before ? { before } : {}),
+          ...(body.metadata ? { filter: body.metadata } : {}),
+        },
+      )) {
+        history.push(toThreadState(state));
+      }
+      return json(history);
+    }),
+  ];
+}
