@@ -92,6 +92,7 @@ export {
   StudioResponseError,
   StudioServerError,
   StudioStreamError,
+  StudioStoredFormatError,
   StudioTimeoutError,
   StudioUnprocessableEntityError,
   StudioValidationError,
