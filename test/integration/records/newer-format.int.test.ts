@@ -8,6 +8,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, StateGraph } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
+import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
 import { StudioStoredFormatError } from "../../../src/errors";
 import { StudioCheckpointSaver, StudioStore } from "../../../src/langgraph";
@@ -17,10 +18,13 @@ import {
   CHECKPOINT_KIND,
   currentFormat,
   FORMAT_KEY,
+  HISTORY_MESSAGE_KIND,
   KIND_KEY,
+  SESSION_LAYOUT_KIND,
   STORE_KIND,
 } from "../../../src/records/kinds";
 import { messageText } from "../../../src/records/parts";
+import { LAYOUT_DATASET } from "../../../src/records/session-layout";
 import { STORE_RECORD_KEY } from "../../../src/records/store";
 import { createAgentServer } from "../../../src/server";
 import { useInProcessEmulator } from "../../helpers/emulator";
@@ -162,5 +166,32 @@ describe("a record of a newer format", () => {
       );
       expect((error as Error).message).toContain(UPGRADE);
     }
+  });
+
+  it("the history: getMessages raises the upgrade error for a message of a newer format", async () => {
+    const history = new StudioChatMessageHistory({ client: newClient(), sessionId: "newer" });
+    await history.addMessages([new HumanMessage("hi")]);
+    const format = currentFormat(HISTORY_MESSAGE_KIND) + 1;
+    await newClient().createMessage(await history.getThreadId(), {
+      role: "user",
+      content: [{ type: "text", text: "from the future" }],
+      metadata: { lc_type: "human", lc_id: "future-1", [FORMAT_KEY]: String(format) },
+    });
+    const fresh = new StudioChatMessageHistory({ client: newClient(), sessionId: "newer" });
+    const error = await fresh.getMessages().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioStoredFormatError);
+    expect((error as Error).message).toContain(`"history-message" record is in format ${format}`);
+  });
+
+  it("the session layout record: a look-up that needs it raises the upgrade error", async () => {
+    const format = currentFormat(SESSION_LAYOUT_KIND) + 1;
+    await newClient().createThread({
+      datasetId: LAYOUT_DATASET,
+      metadata: { [KIND_KEY]: SESSION_LAYOUT_KIND.name, [FORMAT_KEY]: String(format) },
+    });
+    const history = new StudioChatMessageHistory({ client: newClient(), sessionId: "unknown" });
+    const error = await history.getMessages().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StudioStoredFormatError);
+    expect((error as Error).message).toContain(`"session-layout" record is in format ${format}`);
   });
 });
