@@ -130,7 +130,7 @@ export class PendingParts<T> {
   }
 }
 
-/** Joins JSON text read back from parts or a whole message: undefined when it does not parse. */
+/** A record's JSON text parsed; undefined when it does not parse. */
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
