@@ -40,7 +40,7 @@ export type { RecordMessage } from "../records/parts";
 
 /** Message metadata key naming the kind of record; threads of other tools never carry it. */
 export const RECORD_KIND_KEY = "lc_checkpoint_record";
-/** A record longer than this is split over several messages (the service's limit is unpublished). */
+/** A record longer than this is split over several messages (the service's limit: unpublished). */
 export const DEFAULT_PART_CHARS = 100_000;
 
 /**

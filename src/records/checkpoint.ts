@@ -7,7 +7,7 @@
  * Format 3 adds what a format-2 reader would read wrongly, so a record holding any of it is
  * format 3: appended items after only the first `keepChars` characters of the base's JSON text
  * (a tool turn rewrote the list's last items), and a value stored cut around another channel's
- * value of the same checkpoint (`cut`: a whole blob, or a pending write; `langgraph/value-refs.ts`).
+ * value (`cut`: a whole blob, or a pending write; `langgraph/value-refs.ts` says which values).
  */
 import * as z from "zod/v4/mini";
 import { CHECKPOINT_KIND, readsFormat, VALUES_KIND, WRITES_KIND } from "./kinds";

@@ -12,9 +12,9 @@ export const PART_RECORD_KEY = "record";
 export const PART_KEY = "part";
 
 /**
- * Cuts `text` into pieces of at most `size` UTF-16 units (default: a metadata value's limit), never between the two halves of a
- * surrogate pair: a lone surrogate is not valid Unicode, and a service that stores UTF-8 would
- * turn each half into U+FFFD, silently.
+ * Cuts `text` into pieces of at most `size` UTF-16 units (default: a metadata value's limit),
+ * never between the two halves of a surrogate pair: a lone surrogate is not valid Unicode, and a
+ * service that stores UTF-8 would turn each half into U+FFFD, silently.
  */
 export function splitText(text: string, size: number = METADATA_LIMITS.maxValueLength): string[] {
   const pieces: string[] = [];

@@ -128,7 +128,7 @@ describe("a record of a newer format", () => {
     );
   });
 
-  it("the agent server: the thread list and the thread answer 500 and report the upgrade error", async () => {
+  it("the agent server: thread search and GET answer 500 and report the upgrade error", async () => {
     const errors: unknown[] = [];
     const client = newClient();
     const handler = createAgentServer({
@@ -168,7 +168,7 @@ describe("a record of a newer format", () => {
     }
   });
 
-  it("the history: getMessages raises the upgrade error for a message of a newer format", async () => {
+  it("the history: getMessages raises the upgrade error for a newer message", async () => {
     const history = new StudioChatMessageHistory({ client: newClient(), sessionId: "newer" });
     await history.addMessages([new HumanMessage("hi")]);
     const format = currentFormat(HISTORY_MESSAGE_KIND) + 1;

@@ -113,7 +113,7 @@ describe("stored fixtures read back by today's code", () => {
     }
   });
 
-  it("the session layout record is read: a new session is proved new without listing the account", async () => {
+  it("the layout record is read: a new session is proved new without listing the account", async () => {
     const fixture = await readFixture("history-codec");
     const { emulator, client } = await loaded(fixture);
     try {
