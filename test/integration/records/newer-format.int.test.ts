@@ -92,6 +92,8 @@ describe("a record of a newer format", () => {
     expect(error).toBeInstanceOf(StudioStoredFormatError);
     expect((error as Error).message).toContain(`"checkpoint" record is in format ${format}`);
     expect((error as Error).message).toContain(UPGRADE);
+    // Again on the same saver: it never goes on from what it read below the record.
+    await expect(saver.getTuple(config)).rejects.toThrow(StudioStoredFormatError);
     await expect(async () => {
       for await (const _ of new StudioCheckpointSaver({ client: newClient() }).list(config)) {
         // Never reached past the newest record.
@@ -123,6 +125,7 @@ describe("a record of a newer format", () => {
     expect(error).toBeInstanceOf(StudioStoredFormatError);
     expect((error as Error).message).toContain(`"store-record" record is in format ${format}`);
     expect((error as Error).message).toContain(UPGRADE);
+    await expect(store.get(["users", "ada"], "lang")).rejects.toThrow(StudioStoredFormatError);
     await expect(new StudioStore({ client: newClient() }).search(["users"])).rejects.toThrow(
       StudioStoredFormatError,
     );
@@ -181,6 +184,7 @@ describe("a record of a newer format", () => {
     const error = await fresh.getMessages().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StudioStoredFormatError);
     expect((error as Error).message).toContain(`"history-message" record is in format ${format}`);
+    await expect(fresh.getMessages()).rejects.toThrow(StudioStoredFormatError);
   });
 
   it("the session layout record: a look-up that needs it raises the upgrade error", async () => {
