@@ -29,6 +29,8 @@ import { STORE_RECORD_KEY } from "../../../src/records/store";
 import { parseRecord, recordMessages as storeMessages } from "../../../src/store/records";
 
 const FIXTURES = join(import.meta.dirname, "../../fixtures/stored");
+/** Fixtures whose saver had `maxMessageChars: 2_000` (generate.ts). */
+const SMALL_PARTS = ["checkpoint-format-3", "checkpoint-format-3-encrypted"];
 
 interface StoredThread {
   id: string;
@@ -78,7 +80,7 @@ describe("records written again are byte-identical to the stored fixtures", () =
     const { messages } = load(name);
     const byId = new Map(messages.map((m) => [m.id, m]));
     // The fixture's saver split records longer than its maxMessageChars (the generator's).
-    const partChars = name.startsWith("checkpoint-format-3") ? 2_000 : DEFAULT_PART_CHARS;
+    const partChars = SMALL_PARTS.includes(name) ? 2_000 : DEFAULT_PART_CHARS;
     const reader = new RecordReader();
     let records = 0;
     messages.forEach((message, position) => {
