@@ -252,7 +252,8 @@ function decodeOwn(threadMessage: ThreadMessage, type: string): BaseMessage {
  * Decodes a thread message. Messages written by this codec come back equal to what was encoded;
  * others load as `HumanMessage` (`user`), `AIMessage` (`assistant`) or `SystemMessage` (`system`)
  * with the thread message id.
- * Throws `StudioResponseError` when a message carries codec metadata that cannot be read back.
+ * Throws `StudioResponseError` when a message carries codec metadata that cannot be read back,
+ * and `StudioStoredFormatError` for a message a newer version wrote.
  */
 export function decodeMessage(threadMessage: ThreadMessage): BaseMessage {
   // A message of a newer format throws StudioStoredFormatError here, before the catch below.
