@@ -102,7 +102,7 @@ describe("records written again are byte-identical to the stored fixtures", () =
     const records = new Map<string, ThreadMessage[]>();
     for (const message of messages) {
       if (message.metadata?.[STORE_RECORD_KEY] === undefined) continue;
-      const id = message.metadata[PART_RECORD_KEY] ?? message.id;
+      const id = String(message.metadata[PART_RECORD_KEY] ?? message.id);
       records.set(id, [...(records.get(id) ?? []), message]);
     }
     expect(records.size).toBeGreaterThan(3);
@@ -141,7 +141,7 @@ describe("records written again are byte-identical to the stored fixtures", () =
     const { messages } = load("history-codec");
     expect(messages).toHaveLength(6);
     for (const message of messages) {
-      const clientId = message.metadata![CODEC_KEYS.clientId]!;
+      const clientId = String(message.metadata![CODEC_KEYS.clientId]);
       const again = encodeMessage(decodeMessage(message), clientId);
       expect({ role: again.role, content: again.content, metadata: again.metadata }).toEqual({
         role: message.role,
