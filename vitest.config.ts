@@ -53,6 +53,7 @@ const PURE_UNIT = [
   "test/unit/store/plans.test.ts",
   "test/unit/store/queries.test.ts",
   "test/unit/store/records.test.ts",
+  "test/unit/records/**/*.test.ts",
   "test/unit/datasets/export.test.ts",
   "test/unit/datasets/validate-record.test.ts",
   "test/unit/llms/converters.test.ts",

@@ -91,6 +91,7 @@ export {
   StudioRateLimitError,
   StudioResponseError,
   StudioServerError,
+  StudioStoredFormatError,
   StudioStreamError,
   StudioTimeoutError,
   StudioUnprocessableEntityError,

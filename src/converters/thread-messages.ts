@@ -28,7 +28,15 @@ import type { ThreadMessage, ThreadMessageInput } from "../api-types";
 import { contentItemText, PATHS } from "../api-types";
 import { StudioResponseError, StudioValidationError } from "../errors";
 import {
-  type ContentRef,
+  CODEC_KEYS,
+  dataEntries,
+  type HistoryRecord,
+  isHistoryMessage,
+  MAX_DATA_CHARS,
+  MAX_DATA_KEYS,
+  readHistoryRecord,
+} from "../records/history-message";
+import {
   escapeLoneSurrogates,
   foreignContent,
   hasLoneSurrogate,
@@ -36,24 +44,13 @@ import {
   splitContent,
   unescapeLoneSurrogates,
 } from "./thread-content";
-import {
-  CODEC_KEYS,
-  dataEntries,
-  MAX_DATA_CHARS,
-  MAX_DATA_KEYS,
-  readDataEntries,
-} from "./thread-metadata";
 
 const STORABLE_TYPES = new Set(["human", "ai", "system", "tool", "function", "generic"]);
 
 type Fields = Record<string, unknown>;
 
-interface CodecRecord {
-  data?: Fields;
-  refs?: ContentRef[];
-  /** Indexes of the text items written escaped (they held lone surrogates). */
-  esc?: number[];
-}
+/** The record in metadata (`records/history-message.ts`); `esc`: text items written escaped. */
+type CodecRecord = HistoryRecord;
 
 function isEmptyObject(value: unknown): boolean {
   return typeof value === "object" && value !== null && Object.keys(value).length === 0;
@@ -212,29 +209,6 @@ export function threadMessageClientId(message: ThreadMessage): string | undefine
   return typeof value === "string" ? value : undefined;
 }
 
-function parseRecord(json: string | undefined): CodecRecord {
-  if (json === undefined) return {};
-  const parsed: unknown = JSON.parse(json);
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new Error("the metadata record is not a JSON object");
-  }
-  const { data, refs, esc } = parsed as Fields;
-  if (data !== undefined && (typeof data !== "object" || data === null || Array.isArray(data))) {
-    throw new Error("the metadata record's data is not an object");
-  }
-  if (refs !== undefined && !Array.isArray(refs)) {
-    throw new Error("the metadata record's refs are not a list");
-  }
-  if (esc !== undefined && !(Array.isArray(esc) && esc.every(Number.isInteger))) {
-    throw new Error("the metadata record's esc is not a list of item indexes");
-  }
-  return {
-    data: data as Fields | undefined,
-    refs: refs as ContentRef[] | undefined,
-    esc: esc as number[] | undefined,
-  };
-}
-
 function decodeForeign(threadMessage: ThreadMessage): BaseMessage {
   const content = foreignContent(threadMessage.content) as MessageContent;
   const id = threadMessage.id;
@@ -247,7 +221,7 @@ function decodeForeign(threadMessage: ThreadMessage): BaseMessage {
 }
 
 function decodeOwn(threadMessage: ThreadMessage, type: string): BaseMessage {
-  const record = parseRecord(readDataEntries(threadMessage.metadata ?? {}));
+  const record = readHistoryRecord(threadMessage.metadata ?? {});
   const data: Fields = { ...record.data };
   const escaped = new Set(record.esc ?? []);
   const items = threadMessage.content.map((item, index) => {
@@ -278,11 +252,13 @@ function decodeOwn(threadMessage: ThreadMessage, type: string): BaseMessage {
  * Decodes a thread message. Messages written by this codec come back equal to what was encoded;
  * others load as `HumanMessage` (`user`), `AIMessage` (`assistant`) or `SystemMessage` (`system`)
  * with the thread message id.
- * Throws `StudioResponseError` when a message carries codec metadata that cannot be read back.
+ * Throws `StudioResponseError` when a message carries codec metadata that cannot be read back,
+ * and `StudioStoredFormatError` for a message a newer version wrote.
  */
 export function decodeMessage(threadMessage: ThreadMessage): BaseMessage {
-  const type = threadMessage.metadata?.[CODEC_KEYS.type];
-  if (typeof type !== "string") return decodeForeign(threadMessage);
+  // A message of a newer format throws StudioStoredFormatError here, before the catch below.
+  if (!isHistoryMessage(threadMessage.metadata)) return decodeForeign(threadMessage);
+  const type = threadMessage.metadata?.[CODEC_KEYS.type] as string;
   try {
     return decodeOwn(threadMessage, type);
   } catch (error) {

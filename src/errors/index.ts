@@ -22,4 +22,5 @@ export {
 } from "./exchange";
 export { StudioConfigError, StudioValidationError } from "./input";
 export { registerSecret } from "./redact";
+export { StudioStoredFormatError } from "./stored-format";
 export { named, StudioError } from "./studio-error";

@@ -324,8 +324,8 @@ export class CheckpointLog {
 
   /**
    * Whether everything a checkpoint's tuple needs has been read: each value's chain, the writes
-   * stored before it, and for a checkpoint older than format 4, its parent (whose writes hold the
-   * pending sends).
+   * stored before it, and for a checkpoint of LangGraph's checkpoint version (`v`) below 4, its
+   * parent (whose writes hold the pending sends).
    */
   isReadable(found: CheckpointEntry): boolean {
     const { record } = found;
@@ -335,7 +335,7 @@ export class CheckpointLog {
     ];
     const early = record.earlyWrites ?? [];
     if (!early.every((taskId) => writes.some((write) => write.taskId === taskId))) return false;
-    if (record.parentId === undefined || checkpointFormat(record) >= 4) return true;
+    if (record.parentId === undefined || checkpointVersion(record) >= 4) return true;
     return this.checkpoint(record.ns, record.parentId) !== undefined;
   }
 
@@ -395,7 +395,8 @@ function betterCopy(candidate: BlobEntry, existing: BlobEntry): boolean {
   return candidate.owner.place.position >= existing.owner.place.position;
 }
 
-function checkpointFormat(record: CheckpointRecord): number {
+/** LangGraph's checkpoint version (`v`) of the stored checkpoint (4 when it does not say). */
+function checkpointVersion(record: CheckpointRecord): number {
   const stored = record.checkpoint;
   const v = "json" in stored ? (stored.json as { v?: unknown } | null)?.v : undefined;
   return typeof v === "number" ? v : 4;

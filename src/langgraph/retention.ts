@@ -15,14 +15,9 @@
  * prune runs (or after it stops half way), every checkpoint still in the thread reads whole.
  */
 import { INTERRUPT } from "@langchain/langgraph-checkpoint";
+import { valuesRecord } from "../records/checkpoint";
 import type { ChainLink, CheckpointEntry, CheckpointLog, RecordEntry } from "./checkpoint-log";
-import {
-  type BlobRecord,
-  RECORD_FORMAT,
-  storedValueOf,
-  type ValuesRecord,
-  type Version,
-} from "./records";
+import { type BlobRecord, storedValueOf, type ValuesRecord, type Version } from "./records";
 import type { PrunedThread } from "./saver-config";
 
 export interface PrunePlan {
@@ -77,13 +72,7 @@ export function planPrune(log: CheckpointLog, threadId: string, keepLast: number
     .filter((entry) => !keep.has(entry))
     .sort((a, b) => b.place.position - a.place.position);
   return {
-    copies: [...copies].map(([ns, blobs]) => ({
-      kind: "values",
-      format: RECORD_FORMAT,
-      threadId,
-      ns,
-      blobs,
-    })),
+    copies: [...copies].map(([ns, blobs]) => valuesRecord({ threadId, ns, blobs })),
     remove,
   };
 }

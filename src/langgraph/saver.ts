@@ -25,18 +25,11 @@ import {
 import { resolveClient } from "../client/resolve";
 import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
+import { checkpointRecord, writesRecord } from "../records/checkpoint";
 import { cutBlobs, cutWrites, planBlobs, rememberStored } from "./blob-plan";
 import { nextVersion } from "./channel-values";
 import type { RecordEntry } from "./checkpoint-log";
-import {
-  blobsFormat,
-  type CheckpointRecord,
-  recordMessages,
-  type StoredRecord,
-  type StoredValue,
-  storeValue,
-  type WritesRecord,
-} from "./records";
+import { recordMessages, type StoredRecord, type StoredValue, storeValue } from "./records";
 import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
   checkedKeepLast,
@@ -204,9 +197,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         now: window?.now,
       });
       const blobs = cutBlobs(plan, window?.log, ns, versions);
-      const record: CheckpointRecord = {
-        kind: "checkpoint",
-        format: blobsFormat(blobs),
+      const record = checkpointRecord({
         threadId,
         ns,
         checkpointId: checkpoint.id,
@@ -216,7 +207,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         metadata: storeValue(storedMetadata),
         blobs,
         ...(earlyWrites.length > 0 ? { earlyWrites } : {}),
-      };
+      });
       const entry = await this.#append(threadId, record, `checkpoint ${checkpoint.id}`);
       const log = this.#threads.cached(threadId)?.log;
       if (!entry || !log) return;
@@ -265,16 +256,14 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
       () => {
         // Planned once the checkpoint's own put is done: its values are what a write may hold.
         const cut = cutWrites(stored, this.#threads.cached(threadId)?.log, ns, checkpointId);
-        const record: WritesRecord = {
-          kind: "writes",
-          format: blobsFormat(cut),
+        const record = writesRecord({
           threadId,
           ns,
           checkpointId,
           taskId,
           taskPath: taskPath ?? "",
           writes: cut,
-        };
+        });
         return this.#append(
           threadId,
           record,

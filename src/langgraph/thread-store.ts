@@ -14,7 +14,7 @@
  */
 import type { ThreadMessage } from "../api-types";
 import type { StudioClient } from "../client";
-import { StudioError, StudioNotFoundError } from "../errors";
+import { StudioError, StudioNotFoundError, StudioStoredFormatError } from "../errors";
 import { DEFAULT_WRITE_POLICY, retried } from "../threads/backoff";
 import { isAmbiguousWriteFailure } from "../threads/confirmed-writes";
 import { KIND_KEY, SESSION_KEY } from "../threads/metadata";
@@ -118,6 +118,12 @@ export class CheckpointThreads {
         try {
           return await use(window);
         } catch (error) {
+          if (error instanceof StudioStoredFormatError) {
+            // A record of a newer format: the window has read past it, so it is dropped and the
+            // next read starts over and meets the record again, never continuing from older state.
+            view.window = undefined;
+            throw error;
+          }
           if (!(error instanceof StudioNotFoundError) || restart >= MAX_READ_RESTARTS) throw error;
           if (!started) this.#forget(threadId, window.serviceThreadId);
           view.window = undefined;

@@ -5,8 +5,9 @@
  * knows of each thread's activity.
  */
 import { StudioValidationError } from "../errors";
+import { valuesRecord } from "../records/checkpoint";
 import type { RecordEntry } from "./checkpoint-log";
-import { RECORD_FORMAT, type StoredRecord, type ValuesRecord } from "./records";
+import type { StoredRecord } from "./records";
 import type { SaverSettings } from "./saver-config";
 import type { CheckpointThreadInfo, CheckpointThreads } from "./thread-store";
 
@@ -105,13 +106,7 @@ export class ThreadTtl {
     if (!ttl?.refreshOnRead) return;
     const last = this.#activity.get(threadId);
     if (last !== undefined && Date.now() - last < ttl.ms / 10) return;
-    const touch: ValuesRecord = {
-      kind: "values",
-      format: RECORD_FORMAT,
-      threadId,
-      ns: "",
-      blobs: [],
-    };
+    const touch = valuesRecord({ threadId, ns: "", blobs: [] });
     const entry = await this.#append(threadId, touch, "a read time (ttl.refreshOnRead)");
     const previous = this.#touches.get(threadId)?.entry;
     if (entry) this.#touches.set(threadId, { entry, at: Date.now() });

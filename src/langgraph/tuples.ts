@@ -1,7 +1,7 @@
 /**
  * A stored checkpoint as LangGraph reads it back: its `channel_values` rebuilt from the copies its
- * `channel_versions` name, its pending writes, its parent's config; and checkpoints from before
- * format 4 given the pending sends their parent's writes hold.
+ * `channel_versions` name, its pending writes, its parent's config; and checkpoints of LangGraph's
+ * checkpoint version (`v`) below 4 given the pending sends their parent's writes hold.
  */
 import {
   type Checkpoint,
@@ -63,7 +63,7 @@ export async function checkpointTuple(
   };
 }
 
-/** Checkpoints before format 4 kept pending sends as writes to TASKS on their parent. */
+/** Checkpoint version (`v`) below 4: pending sends were writes to TASKS on the parent. */
 async function migratePendingSends(
   serde: SerializerProtocol,
   checkpoint: Checkpoint,

@@ -8,8 +8,13 @@
  * the text before it, a reference to the channel and version whose value it is (the items it
  * adds at the end stay in the text after it), and the text after it.
  *
- * Only values of the checkpoint the record belongs to are referenced, so whatever keeps a
- * checkpoint readable (its chains, the copies a prune makes) keeps its references readable too.
+ * A reference names a channel value by version in the record's namespace: for a checkpoint
+ * record, one of its own checkpoint's values; for a task's writes, one of their checkpoint's
+ * values or, while that checkpoint's `put` is still on its way (LangGraph stores a step's writes
+ * first), one of the newest checkpoint's this process has (`blob-plan.ts` `cutWrites`). What a
+ * checkpoint needs counts the values its writes reference (`CheckpointLog.references`), so
+ * whatever keeps a checkpoint readable (its chains, the copies a prune makes) keeps them too.
+ * A record holding a cut value is of format 3 (`records/checkpoint.ts`).
  */
 import type { ValueRef } from "./records";
 

@@ -16,13 +16,15 @@
 import type { ThreadMessage } from "../api-types";
 import type { StudioClient } from "../client";
 import { StudioAPIError, StudioValidationError } from "../errors";
-import { KIND_KEY } from "../threads/metadata";
+import {
+  chatThreadMetadata,
+  isChatThread,
+  readSnapshot,
+  snapshotMessage,
+} from "../records/chat-thread";
 import { sha256Hex } from "../threads/service-identity";
 import type { ThreadView } from "./thread-view";
 
-export const CHAT_THREAD_KIND = "chat-thread";
-const SNAPSHOT_KIND = "chat-thread-view";
-export const OWNER_KEY = "lc_owner";
 const PAGE = 100;
 /** Snapshots read per get: one normally, a few after concurrent saves. */
 const SNAPSHOTS_READ = 5;
@@ -41,31 +43,15 @@ export async function ownerDataset(owner: string): Promise<string> {
   return `lc-chat-${await ownerHash(owner)}`;
 }
 
-function snapshotMessage(view: ThreadView) {
-  return {
-    role: "assistant" as const,
-    content: JSON.stringify(view),
-    metadata: { [KIND_KEY]: SNAPSHOT_KIND },
-  };
-}
-
-function readSnapshot(message: ThreadMessage): ThreadView | undefined {
-  if (message.metadata?.[KIND_KEY] !== SNAPSHOT_KIND) return undefined;
-  const text = message.content.map((part) => part.text ?? "").join("");
-  try {
-    const view = JSON.parse(text) as ThreadView;
-    return typeof view?.thread_id === "string" ? view : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The newest of the snapshots, by `updated_at` (concurrent saves may leave several). */
+/**
+ * The newest of the snapshots, by `updated_at` (concurrent saves may leave several).
+ * @throws StudioStoredFormatError for a snapshot of a newer format.
+ */
 function newest(messages: readonly ThreadMessage[]): StoredThread | undefined {
   let best: ThreadView | undefined;
   const ids: string[] = [];
   for (const message of messages) {
-    const view = readSnapshot(message);
+    const view = readSnapshot<ThreadView>(message);
     if (!view) continue;
     ids.push(message.id);
     if (!best || view.updated_at > best.updated_at) best = view;
@@ -93,7 +79,7 @@ export class ThreadRecords {
     // The id is the service's: the first snapshot is written once the id is known.
     const thread = await this.#client.createThread({
       datasetId: `lc-chat-${hash}`,
-      metadata: { [KIND_KEY]: CHAT_THREAD_KIND, [OWNER_KEY]: hash },
+      metadata: chatThreadMetadata(hash),
     });
     const full: ThreadView = { ...view, thread_id: thread.id };
     const message = await this.#client.createMessage(thread.id, snapshotMessage(full));
@@ -109,10 +95,7 @@ export class ThreadRecords {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    const hash = await ownerHash(owner);
-    if (thread.metadata?.[KIND_KEY] !== CHAT_THREAD_KIND || thread.metadata?.[OWNER_KEY] !== hash) {
-      return undefined;
-    }
+    if (!isChatThread(thread.metadata, await ownerHash(owner))) return undefined;
     const page = await this.#client.listMessages(threadId, {
       order: "desc",
       limit: SNAPSHOTS_READ,

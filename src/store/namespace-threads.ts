@@ -14,8 +14,9 @@
  * and search cannot reach.
  */
 import type { StudioClient } from "../client";
-import { CODEC_KEYS } from "../converters/thread-metadata";
 import { StudioAPIError, StudioError, StudioNotFoundError } from "../errors";
+import { CODEC_KEYS } from "../records/history-message";
+import { PART_KEY } from "../records/parts";
 import { PartialWrite } from "../threads/confirmed-writes";
 import { SerialQueue } from "../threads/serial-queue";
 import {
@@ -29,7 +30,6 @@ import {
   type NamespaceWrite,
   namespaceSessionId,
   namespaceTitle,
-  PART_KEY,
   recordMessages,
   show,
 } from "./records";

@@ -22,14 +22,42 @@
  * compaction copy the winners to new messages (same stamps) and delete the old ones, with no
  * moment at which a reader could see an older value win.
  */
-import type { ContentItem, ThreadMessage } from "../api-types";
-import { contentItemText } from "../api-types";
+import type { ThreadMessage } from "../api-types";
 import { fromBase64, toBase64 } from "../converters/base64";
+import {
+  messageText,
+  PendingParts,
+  parseJson,
+  recordMessages as partMessages,
+  partOf,
+  type RecordMessage,
+} from "../records/parts";
+import {
+  type DeleteEntry,
+  type Entry,
+  isStoreRecord,
+  type OpenEntry,
+  type PutEntry,
+  readStoreEntries,
+  STORE_RECORD_KEY,
+  type Stamp,
+  storeRecordMetadata,
+} from "../records/store";
 import { sha256Hex } from "../threads/service-identity";
 
-/** Message metadata key marking a store record; its value is the record format. */
-export const STORE_RECORD_KEY = "lc_store_record";
-export const STORE_RECORD_FORMAT = "1";
+export type { RecordMessage } from "../records/parts";
+export type {
+  ChildEntry,
+  DeleteEntry,
+  Entry,
+  OpenEntry,
+  Payload,
+  PutEntry,
+  Stamp,
+  StoredPayload,
+  TouchEntry,
+} from "../records/store";
+export { STORE_RECORD_KEY };
 /** Largest message content written (the service's limit is unpublished; as the checkpointer). */
 export const DEFAULT_MAX_MESSAGE_CHARS = 100_000;
 /** Longest session id the thread directory takes (thread metadata value). */
@@ -51,59 +79,6 @@ export const INCOMPLETE_RECORD_GRACE_MS = 60 * 60_000;
  */
 export const EXPIRED_TOMBSTONE_GRACE_MS = 60_000;
 
-/** When and by whom a put or delete was written: the larger wins. */
-export interface Stamp {
-  /** Microseconds since 1970, strictly increasing in a process. */
-  s: number;
-  /** The writing process. */
-  w: string;
-}
-
-/** What a put stores of an item: its value, and the vectors of its indexed texts. */
-export interface Payload {
-  value: Record<string, unknown>;
-  /** Float32 vectors, base64, by the field path their text came from ("$", "text", "tags.0"). */
-  vectors?: Record<string, string>;
-}
-
-/** The payload inline (readable), or a serializer's output (e.g. encrypted) in base64. */
-export type StoredPayload = { p: Payload } | { x: { type: string; data: string } };
-
-export type PutEntry = Stamp & {
-  op: "put";
-  key: string;
-  /** Stamp of the put that created the item (puts since keep it): the item's place in search. */
-  c: number;
-  /** When it expires (ms since 1970), if it has a TTL. */
-  e?: number;
-  /** Its TTL in minutes, which a read that refreshes TTL adds to the time of the read. */
-  ttl?: number;
-} & StoredPayload;
-
-export interface DeleteEntry extends Stamp {
-  op: "del";
-  key: string;
-}
-
-export interface TouchEntry {
-  op: "touch";
-  key: string;
-  /** The put whose expiry moves (a later put of the key replaces it, touch and all). */
-  of: Stamp;
-  e: number;
-}
-
-export interface ChildEntry {
-  op: "child";
-  label: string;
-}
-
-export interface OpenEntry extends Stamp {
-  op: "open";
-}
-
-export type Entry = PutEntry | DeleteEntry | TouchEntry | ChildEntry | OpenEntry;
-
 /** A namespace as error messages show it: its labels as JSON. */
 export function show(namespace: readonly string[]): string {
   return JSON.stringify(namespace);
@@ -113,13 +88,6 @@ export function show(namespace: readonly string[]): string {
 export interface NamespaceWrite {
   namespace: string[];
   entries: Entry[];
-}
-
-/** A new message as the client's `createMessage` takes it. */
-export interface RecordMessage {
-  role: "assistant";
-  content: string;
-  metadata: Record<string, string>;
 }
 
 /** Compares stamps; at equal stamps a delete outranks a put (an expired put's tombstone). */
@@ -168,10 +136,6 @@ export function entryChars(entry: Entry): number {
 /** Characters of a record's content besides its entries. */
 export const RECORD_OVERHEAD_CHARS = recordContent([]).length;
 
-/** Message metadata naming the record a part belongs to, and which part it is ("2/11"). */
-export const PART_RECORD_KEY = "record";
-export const PART_KEY = "part";
-
 /**
  * The messages holding `entries`, in order, each at most `maxChars` of content: entries grouped
  * into records that fit a message, and an entry too big for a message on its own in a record
@@ -192,35 +156,9 @@ export function recordMessages(entries: readonly Entry[], maxChars: number): Rec
     size += chars;
   }
   if (current.length > 0) groups.push(current);
-  return groups.flatMap((group): RecordMessage[] => {
-    const content = recordContent(group);
-    const metadata = { [STORE_RECORD_KEY]: STORE_RECORD_FORMAT };
-    if (content.length <= maxChars) return [{ role: "assistant", content, metadata }];
-    const parts = splitText(content, maxChars);
-    const record = crypto.randomUUID();
-    return parts.map((part, i) => ({
-      role: "assistant",
-      content: part,
-      metadata: { ...metadata, [PART_RECORD_KEY]: record, [PART_KEY]: `${i + 1}/${parts.length}` },
-    }));
-  });
-}
-
-/**
- * Cuts `text` into pieces of at most `size` UTF-16 units, never between the two halves of a
- * surrogate pair: a service that stores UTF-8 would turn each half into U+FFFD, silently.
- */
-export function splitText(text: string, size: number): string[] {
-  const parts: string[] = [];
-  let at = 0;
-  while (at < text.length) {
-    let end = Math.min(at + size, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
-    parts.push(text.slice(at, end));
-    at = end;
-  }
-  return parts;
+  return groups.flatMap((group) =>
+    partMessages(recordContent(group), storeRecordMetadata(), maxChars),
+  );
 }
 
 /** One part of a record split over several messages. */
@@ -234,80 +172,34 @@ export interface RecordPart {
 
 /**
  * What a message holds: a whole record's entries, a part of a split record, or undefined when it
- * is not a store record of a known format.
+ * is not a store record.
+ * @throws StudioStoredFormatError for a record of a format newer than this version's.
  */
 export function readMessage(
   message: ThreadMessage,
 ): { entries: Entry[] } | { part: RecordPart } | undefined {
   const metadata = message.metadata ?? {};
-  if (metadata[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
-  const record = metadata[PART_RECORD_KEY];
-  const part =
-    typeof metadata[PART_KEY] === "string" ? /^(\d+)\/(\d+)$/.exec(metadata[PART_KEY]) : null;
-  if (typeof record !== "string" || !part) {
-    const entries = readRecord(message);
+  if (!isStoreRecord(metadata)) return undefined;
+  const part = partOf(metadata);
+  if (!part) {
+    const entries = parseRecord(messageText(message.content));
     return entries && { entries };
   }
-  const index = Number(part[1]) - 1;
-  const count = Number(part[2]);
-  if (!(index >= 0 && index < count)) return undefined;
-  return { part: { record, index, count, text: messageText(message.content) } };
+  return { part: { ...part, text: messageText(message.content) } };
 }
 
 /** The entries of a record's text, or undefined when it is not a record. */
 export function parseRecord(text: string): Entry[] | undefined {
-  try {
-    const parsed = JSON.parse(text) as { entries?: unknown };
-    if (!Array.isArray(parsed.entries)) return undefined;
-    return parsed.entries.filter(isEntry);
-  } catch {
-    // A damaged message: not ours to read.
-    return undefined;
-  }
+  return readStoreEntries(parseJson(text));
 }
 
-/** The entries of a message, or undefined when it is not a store record of a known format. */
+/**
+ * The entries of a message, or undefined when it is not a store record.
+ * @throws StudioStoredFormatError for a record of a format newer than this version's.
+ */
 export function readRecord(message: ThreadMessage): Entry[] | undefined {
-  if (message.metadata?.[STORE_RECORD_KEY] !== STORE_RECORD_FORMAT) return undefined;
+  if (!isStoreRecord(message.metadata ?? {})) return undefined;
   return parseRecord(messageText(message.content));
-}
-
-function messageText(content: readonly ContentItem[]): string {
-  return content.map((item) => contentItemText(item) ?? "").join("");
-}
-
-function isStamped(value: Record<string, unknown>): boolean {
-  return typeof value.s === "number" && typeof value.w === "string";
-}
-
-function isEntry(value: unknown): value is Entry {
-  if (typeof value !== "object" || value === null) return false;
-  const entry = value as Record<string, unknown>;
-  switch (entry.op) {
-    case "put":
-      return (
-        typeof entry.key === "string" &&
-        isStamped(entry) &&
-        typeof entry.c === "number" &&
-        (typeof entry.p === "object" || typeof entry.x === "object")
-      );
-    case "del":
-      return typeof entry.key === "string" && isStamped(entry);
-    case "touch":
-      return (
-        typeof entry.key === "string" &&
-        typeof entry.e === "number" &&
-        typeof entry.of === "object" &&
-        entry.of !== null &&
-        isStamped(entry.of as Record<string, unknown>)
-      );
-    case "child":
-      return typeof entry.label === "string";
-    case "open":
-      return isStamped(entry);
-    default:
-      return false;
-  }
 }
 
 interface Held<T> {
@@ -327,8 +219,8 @@ export class NamespaceLog {
   #opened: Held<OpenEntry> | undefined;
   readonly #touches = new Map<string, number>();
   readonly #messageIds: string[] = [];
-  /** Parts of split records read so far, by record id, until the last one is read. */
-  readonly #parts = new Map<string, PendingRecord>();
+  /** Parts of split records read so far, until the last one is read. */
+  readonly #parts = new PendingParts<ReadPart>();
   /** The largest stamp read: a write made after this read must pass it. */
   maxStamp = 0;
 
@@ -345,22 +237,14 @@ export class NamespaceLog {
       this.add(message.id, read.entries);
       return;
     }
-    const { record, index, count, text } = read.part;
-    const pending = this.#parts.get(record) ?? {
-      parts: new Array<{ id: string; text: string }>(count),
-      ids: [],
-      newest: Number.NEGATIVE_INFINITY,
-    };
-    pending.parts[index] = { id: message.id, text };
+    const { text, ...place } = read.part;
+    const whole = this.#parts.add(place, { id: message.id, text, time: messageTime(message) });
+    if (!whole) return;
     // Every message of the record, a duplicate of a part included: all go once it is compacted.
-    pending.ids.push(message.id);
-    pending.newest = Math.max(pending.newest, messageTime(message));
-    this.#parts.set(record, pending);
-    for (let i = 0; i < pending.parts.length; i++) if (pending.parts[i] === undefined) return;
-    this.#parts.delete(record);
+    const ids = whole.read.map((part) => part.id);
     // A whole record that does not parse holds nothing: its messages count as dead.
-    const entries = parseRecord(pending.parts.map((part) => part?.text ?? "").join(""));
-    this.add(pending.ids, entries ?? []);
+    const entries = parseRecord(whole.parts.map((part) => part.text).join(""));
+    this.add(ids, entries ?? []);
   }
 
   /**
@@ -371,8 +255,9 @@ export class NamespaceLog {
    */
   staleParts(now: number, graceMs: number = INCOMPLETE_RECORD_GRACE_MS): string[] {
     const stale: string[] = [];
-    for (const pending of this.#parts.values()) {
-      if (pending.newest < now - graceMs) stale.push(...pending.ids);
+    for (const pending of this.#parts.waiting()) {
+      const newest = Math.max(...pending.read.map((part) => part.time));
+      if (newest < now - graceMs) stale.push(...pending.read.map((part) => part.id));
     }
     return stale;
   }
@@ -508,14 +393,12 @@ export class NamespaceLog {
   }
 }
 
-/** A split record whose parts are not all read yet. */
-interface PendingRecord {
-  /** By part index; a hole is a part not read yet. */
-  parts: ({ id: string; text: string } | undefined)[];
-  /** Every message read of the record, duplicates of a part included. */
-  ids: string[];
-  /** When its newest part was stored (ms since 1970); +Infinity when a time was unreadable. */
-  newest: number;
+/** A part of a split record, read. */
+interface ReadPart {
+  id: string;
+  text: string;
+  /** When it was stored (ms since 1970); +Infinity when a time was unreadable. */
+  time: number;
 }
 
 /** When the service stored the message (ms since 1970), or +Infinity when it does not say. */

@@ -5,14 +5,15 @@
 import type { Metadata } from "../api-types";
 import { METADATA_LIMITS } from "../api-types";
 import { StudioValidationError } from "../errors";
+import { KIND_KEY } from "../records/kinds";
 import { validateMetadata } from "../validation";
 
 /** Client-made key of a thread being created: finds it when the answer to its create is lost. */
 export const THREAD_KEY = "lc_thread_key";
 /** The caller's own id for the thread (a history's `sessionId`, a LangGraph `thread_id`). */
 export const SESSION_KEY = "lc_session";
-/** What a session's thread holds: "history" or "checkpoint". */
-export const KIND_KEY = "lc_kind";
+/** What a session's thread holds: "history", "checkpoint" or "store" (`KIND_KEY`). */
+export { KIND_KEY };
 /** Metadata keys a session's thread reserves. */
 export const SESSION_RESERVED_KEYS = [SESSION_KEY, KIND_KEY, THREAD_KEY] as const;
 

@@ -30,13 +30,9 @@
 import type { Thread } from "../api-types";
 import type { StudioClient } from "../client";
 import { StudioAPIError } from "../errors";
-import { KIND_KEY } from "./metadata";
+import { isLayoutRecord, LAYOUT_DATASET, layoutThread } from "../records/session-layout";
 import { sha256Hex } from "./service-identity";
 
-/** Dataset of the record saying that this account's sessions are filed by dataset. */
-export const LAYOUT_DATASET = "lc-sessions";
-/** `lc_kind` of that record. */
-export const LAYOUT_KIND = "session-layout";
 /** Hex digits of the hash kept in a session's dataset id: 128 bits. */
 const HASH_DIGITS = 32;
 
@@ -69,11 +65,14 @@ export function refusesDataset(error: unknown): boolean {
   );
 }
 
-/** Whether the account holds the record that its sessions are filed by dataset. */
+/**
+ * Whether the account holds the record that its sessions are filed by dataset.
+ * @throws StudioStoredFormatError for a record of a newer format.
+ */
 export async function hasLayoutRecord(client: StudioClient): Promise<boolean> {
   const query = { datasetId: LAYOUT_DATASET, order: "asc" as const, limit: 1 };
   for await (const thread of client.iterateThreads(query)) {
-    return thread.metadata?.[KIND_KEY] === LAYOUT_KIND;
+    return isLayoutRecord(thread.metadata);
   }
   return false;
 }
@@ -83,9 +82,5 @@ export async function hasLayoutRecord(client: StudioClient): Promise<boolean> {
  * @throws the service's error, e.g. a refusal of the dataset id (`refusesDataset`).
  */
 export async function createLayoutRecord(client: StudioClient): Promise<void> {
-  await client.createThread({
-    title: "langchain-studio: sessions are filed by dataset (keep this thread)",
-    metadata: { [KIND_KEY]: LAYOUT_KIND },
-    datasetId: LAYOUT_DATASET,
-  });
+  await client.createThread(layoutThread());
 }

@@ -24,7 +24,7 @@ import { METADATA_LIMITS } from "../api-types";
 import type { StudioClient } from "../client";
 import { hasLoneSurrogate } from "../converters/thread-content";
 import type { EncodedMessage } from "../converters/thread-messages";
-import { CODEC_KEYS } from "../converters/thread-metadata";
+import { CODEC_KEYS } from "../records/history-message";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_WRITE_POLICY, retried, type WritePolicy } from "./backoff";
 import {

@@ -31,6 +31,7 @@ describe("root exports", () => {
       "StudioRecordingError",
       "StudioResponseError",
       "StudioServerError",
+      "StudioStoredFormatError",
       "StudioStreamError",
       "StudioTimeoutError",
       "StudioUnprocessableEntityError",

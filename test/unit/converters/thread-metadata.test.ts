@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  CODEC_KEYS,
-  dataEntries,
-  readDataEntries,
-  splitText,
-} from "../../../src/converters/thread-metadata";
+import { CODEC_KEYS, dataEntries, readDataEntries } from "../../../src/records/history-message";
+import { splitText } from "../../../src/records/parts";
 
 describe("splitText", () => {
   it("cuts into pieces of at most the given size and joins back", () => {

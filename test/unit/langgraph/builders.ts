@@ -1,11 +1,7 @@
 /** Records as the saver writes them, for tests of the log and the plans built on it. */
 import type { Place } from "../../../src/langgraph/channel-values";
-import {
-  type BlobRecord,
-  type CheckpointRecord,
-  RECORD_FORMAT,
-  type WritesRecord,
-} from "../../../src/langgraph/records";
+import type { BlobRecord, CheckpointRecord, WritesRecord } from "../../../src/langgraph/records";
+import { RECORD_FORMAT } from "../../../src/records/checkpoint";
 
 export function checkpointRecord(over: Partial<CheckpointRecord> = {}): CheckpointRecord {
   return {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { planBlobs } from "../../../src/langgraph/blob-plan";
 import { READ_WINDOW } from "../../../src/langgraph/channel-values";
 import { CheckpointLog } from "../../../src/langgraph/checkpoint-log";
-import { blobsFormat, SPLICE_FORMAT } from "../../../src/langgraph/records";
 import { planPrune, planSuperseded, prunedThread } from "../../../src/langgraph/retention";
+import { blobsFormat, SPLICE_FORMAT } from "../../../src/records/checkpoint";
 import { appended, at, checkpointRecord, whole, writesRecord } from "./builders";
 
 const value = (json: unknown) => ({ type: "json", json });

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
 import { METADATA_LIMITS } from "../../../src/api-types";
+import { StudioStoredFormatError } from "../../../src/errors";
 import {
   loadValue,
-  RECORD_FORMAT,
   RECORD_KIND_KEY,
   RecordReader,
   recordMessages,
-  SPLICE_FORMAT,
-  splitText,
   storeValue,
 } from "../../../src/langgraph/records";
+import { RECORD_FORMAT, SPLICE_FORMAT } from "../../../src/records/checkpoint";
+import { splitText } from "../../../src/records/parts";
 import { checkpointRecord, writesRecord } from "./builders";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -155,12 +155,13 @@ describe("recordMessages and RecordReader", () => {
       reader.read(message("{not json", { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
     ).toBeUndefined();
     // (Format 3 is a record holding spliced values: readable, see the splice tests.)
-    for (const format of [RECORD_FORMAT - 1, SPLICE_FORMAT + 1]) {
-      const other = JSON.stringify({ ...checkpointRecord(), format });
-      expect(
-        reader.read(message(other, { [RECORD_KIND_KEY]: "checkpoint" }), at(0)),
-      ).toBeUndefined();
-    }
+    const older = JSON.stringify({ ...checkpointRecord(), format: RECORD_FORMAT - 1 });
+    expect(reader.read(message(older, { [RECORD_KIND_KEY]: "checkpoint" }), at(0))).toBeUndefined();
+    // A newer format is not skipped: reading on would continue from older state.
+    const newer = JSON.stringify({ ...checkpointRecord(), format: SPLICE_FORMAT + 1 });
+    expect(() => reader.read(message(newer, { [RECORD_KIND_KEY]: "checkpoint" }), at(0))).toThrow(
+      StudioStoredFormatError,
+    );
     // The `{ value }` text form of this service family reads the same.
     const record = checkpointRecord();
     const valueForm: ThreadMessage = {

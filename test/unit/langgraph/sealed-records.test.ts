@@ -5,13 +5,9 @@ import {
   ENCRYPTED_TYPE,
   StudioDecryptionError,
 } from "../../../src/langgraph";
-import {
-  type CheckpointRecord,
-  RECORD_FORMAT,
-  type StoredRecord,
-  type WritesRecord,
-} from "../../../src/langgraph/records";
+import type { CheckpointRecord, StoredRecord, WritesRecord } from "../../../src/langgraph/records";
 import { PLAIN_RECORDS, sealedRecords } from "../../../src/langgraph/sealed-records";
+import { RECORD_FORMAT } from "../../../src/records/checkpoint";
 
 const serde = createEncryptedSerde({
   keys: { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) },

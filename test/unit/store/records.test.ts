@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadMessage } from "../../../src/api-types";
+import { StudioStoredFormatError } from "../../../src/errors";
 import { NamespaceThreads } from "../../../src/store/namespace-threads";
 import {
   decodeVector,
@@ -261,7 +262,10 @@ describe("record messages", () => {
   it("are the only messages read: others, damaged ones and unknown entries are skipped", () => {
     const ours = { [STORE_RECORD_KEY]: "1" };
     expect(readRecord(message("1", '{"entries":[]}', {}))).toBeUndefined();
-    expect(readRecord(message("2", '{"entries":[]}', { [STORE_RECORD_KEY]: "9" }))).toBeUndefined();
+    // A newer format is the upgrade error, never skipped (reading on would roll the data back).
+    expect(() => readRecord(message("2", '{"entries":[]}', { [STORE_RECORD_KEY]: "9" }))).toThrow(
+      StudioStoredFormatError,
+    );
     expect(readRecord(message("3", "{not json", ours))).toBeUndefined();
     const mixed = JSON.stringify({ entries: [put("a", 1), { op: "future" }, { op: "put" }] });
     expect(readRecord(message("4", mixed, ours))).toEqual([put("a", 1)]);

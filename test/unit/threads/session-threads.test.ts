@@ -7,12 +7,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CreateThreadRequest, ListThreadsQuery, Thread } from "../../../src/api-types";
 import { StudioAPIError } from "../../../src/errors";
+import { SESSION_LAYOUT_KIND } from "../../../src/records/kinds";
+import { LAYOUT_DATASET } from "../../../src/records/session-layout";
 import { StudioWriteNotConfirmedError } from "../../../src/threads/errors";
-import {
-  LAYOUT_DATASET,
-  LAYOUT_KIND,
-  sessionDatasetId,
-} from "../../../src/threads/session-datasets";
+import { sessionDatasetId } from "../../../src/threads/session-datasets";
 import {
   createSessionThread,
   findSessionThread,
@@ -66,7 +64,7 @@ describe("where a session's thread is filed, and how a fresh process finds it", 
     expect(fake.threads.find((t) => t.id === threadId)?.datasetId).toBe(own);
     // The account records that it files sessions, once.
     expect(fake.threads.filter((t) => t.datasetId === LAYOUT_DATASET)).toEqual([
-      expect.objectContaining({ metadata: { lc_kind: LAYOUT_KIND } }),
+      expect.objectContaining({ metadata: { lc_kind: SESSION_LAYOUT_KIND.name } }),
     ]);
 
     const lists: ListThreadsQuery[] = [];
