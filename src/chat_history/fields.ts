@@ -13,7 +13,7 @@ import {
   nonEmptyString,
   parseFields,
   typeName,
-} from "../threads/fields";
+} from "../validation";
 import { checkThreadMetadata, SESSION_RESERVED_KEYS, THREAD_KEY } from "../threads/metadata";
 import { sessionIdSchema } from "../threads/session-threads";
 import { useEnglishMessages } from "../zod-locale";

@@ -9,7 +9,7 @@
 
 import * as z from "zod/v4/mini";
 import { fromBase64 } from "../converters/base64";
-import { parseFields } from "../threads/fields";
+import { parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();

@@ -8,7 +8,7 @@ import type { RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
 import { keepCallsTogether } from "../threads/calls";
-import { nonEmptyString, parseFields } from "../threads/fields";
+import { nonEmptyString, parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();

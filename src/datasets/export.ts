@@ -11,7 +11,7 @@ import type { RequestOptions } from "../client";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertMessagesToStudioParams } from "../converters/messages";
 import { StudioValidationError } from "../errors";
-import { functionField, nonEmptyString, oneOf, parseFields } from "../threads/fields";
+import { functionField, nonEmptyString, oneOf, parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { StudioInvalidRecordError } from "./errors";
 import { decodeRunThread, type StoredConversation } from "./run-thread";

@@ -24,7 +24,7 @@ import {
   integerAtLeast,
   nonEmptyString,
   parseFields,
-} from "../threads/fields";
+} from "../validation";
 import { describeValue } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { StudioRecordingError } from "./errors";

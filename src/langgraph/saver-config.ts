@@ -7,7 +7,7 @@ import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgrap
 import * as z from "zod/v4/mini";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
-import { integerAtLeast, nonEmptyString, parseFields } from "../threads/fields";
+import { integerAtLeast, nonEmptyString, parseFields } from "../validation";
 import { checkField } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_PART_CHARS } from "./records";
