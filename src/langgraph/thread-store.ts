@@ -275,12 +275,19 @@ export class CheckpointThreads {
   }
 
   /**
-   * Every checkpoint thread of the account (or dataset): all threads are listed, 100 per call,
-   * and with `withActivity` one more call per checkpoint thread reads its newest message's time.
+   * Every checkpoint thread of this saver: of its dataset, or, without one, those in no dataset
+   * (a thread the service lists with another app's dataset is not this saver's); with `scope`
+   * "account", every one of the account. All threads are listed, 100 per call, and with
+   * `withActivity` one more call per checkpoint thread reads its newest message's time.
    */
-  async *checkpointThreads(withActivity = false): AsyncGenerator<CheckpointThreadInfo> {
-    const query = { order: "asc" as const, limit: PAGE, ...this.#scope() };
+  async *checkpointThreads(
+    withActivity = false,
+    scope: "saver" | "account" = "saver",
+  ): AsyncGenerator<CheckpointThreadInfo> {
+    const own = scope === "saver";
+    const query = { order: "asc" as const, limit: PAGE, ...(own ? this.#scope() : undefined) };
     for await (const thread of this.client.iterateThreads(query)) {
+      if (own && this.datasetId === undefined && thread.datasetId) continue;
       const metadata = thread.metadata ?? {};
       const threadId = metadata[SESSION_KEY];
       if (metadata[KIND_KEY] !== CHECKPOINT_KIND || typeof threadId !== "string") continue;
