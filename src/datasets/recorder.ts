@@ -14,18 +14,21 @@ import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import * as z from "zod/v4/mini";
 import type { ChatTool } from "../api-types";
 import type { StudioClient } from "../client";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertToolsToStudio } from "../converters/tools";
 import { DEFAULT_WRITE_POLICY } from "../threads/backoff";
 import { completeBatch, createThreadConfirmed, PartialWrite } from "../threads/confirmed-writes";
 import {
   described,
+  describeValue,
   functionField,
   integerAtLeast,
+  type KnownKeys,
   nonEmptyString,
   parseFields,
+  refuseUnknownKeys,
 } from "../validation";
-import { describeValue } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { StudioRecordingError } from "./errors";
 import { PendingWrites } from "./pending-writes";
@@ -82,7 +85,15 @@ const recorderFieldsSchema = z.object(
   { error: "must be an object with at least a datasetId" },
 );
 
+const RECORDER_OWN = Object.keys(recorderFieldsSchema.shape);
+const RECORDER_KEYS: KnownKeys = {
+  owner: "StudioConversationRecorder",
+  known: [...RECORDER_OWN, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...RECORDER_OWN, "and the client options"],
+};
+
 function checkFields(fields: StudioConversationRecorderInput): void {
+  refuseUnknownKeys(fields, RECORDER_KEYS);
   parseFields(recorderFieldsSchema, fields);
 }
 
