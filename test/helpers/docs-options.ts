@@ -347,7 +347,8 @@ function typeOf(schema: Schema): string | undefined {
       return `\`Record<string, ${value.replaceAll("`", "")}>\``;
     }
     case "pipe":
-      return def.in!._zod.def.type === "transform" ? typeOf(def.out!) : typeOf(def.in!);
+      // A transform, or a key check over `unknown` (knownKeysOnly), says nothing: the other side does.
+      return typeOf(def.in!) ?? typeOf(def.out!);
     default:
       return undefined;
   }
