@@ -65,12 +65,10 @@ export function checkListQuery(query: ListQuery | undefined): void {
   checkField("order", orderSchema, query.order);
 }
 
-const completionSchema = z.looseObject(
-  {
-    model: z.string({ error: modelError }).check(z.regex(MODEL_URI_PATTERN, { error: modelError })),
-  },
-  { error: "must be an object" },
-);
+const bodySchema = z.looseObject({}, { error: "must be an object" });
+const modelSchema = z
+  .string({ error: modelError })
+  .check(z.regex(MODEL_URI_PATTERN, { error: modelError }));
 
 function modelError(issue: { input?: unknown }): string {
   return `must be a model uri shaped "<owner>/<model-name>" (got ${JSON.stringify(issue.input)})`;
@@ -84,7 +82,9 @@ export function checkCompletion<B extends { model?: unknown }>(
   field: string,
   value: unknown,
 ): B {
-  checkField("body", completionSchema, body);
+  // The model is named as the caller wrote it (`model`), not as a path inside the argument.
+  const request = checkField("body", bodySchema, body);
+  checkField("model", modelSchema, request.model);
   checkField(field, required, value);
   return body as B;
 }

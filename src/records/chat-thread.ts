@@ -7,8 +7,11 @@
  */
 import * as z from "zod/v4/mini";
 import type { ThreadMessage } from "../api-types";
+import { useEnglishMessages } from "../zod-locale";
 import { CHAT_THREAD_KIND, CHAT_THREAD_VIEW_KIND, KIND_KEY, readsMarkedFormat } from "./kinds";
 import { messageText, parseJson, type RecordMessage } from "./parts";
+
+useEnglishMessages();
 
 /** Thread metadata key holding the hash of the thread's owner. */
 export const OWNER_KEY = "lc_owner";

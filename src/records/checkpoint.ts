@@ -10,7 +10,10 @@
  * value (`cut`: a whole blob, or a pending write; `langgraph/value-refs.ts` says which values).
  */
 import * as z from "zod/v4/mini";
+import { useEnglishMessages } from "../zod-locale";
 import { CHECKPOINT_KIND, readsFormat, VALUES_KIND, WRITES_KIND } from "./kinds";
+
+useEnglishMessages();
 
 /** The format of a record holding values whole or appended. */
 export const RECORD_FORMAT = CHECKPOINT_KIND.formats[0];

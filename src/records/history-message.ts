@@ -11,8 +11,11 @@
  */
 import * as z from "zod/v4/mini";
 import { METADATA_LIMITS } from "../api-types";
+import { useEnglishMessages } from "../zod-locale";
 import { HISTORY_MESSAGE_KIND, readsMarkedFormat } from "./kinds";
 import { splitText } from "./parts";
+
+useEnglishMessages();
 
 /** Every key the codec writes starts with this, so foreign metadata is never mistaken for ours. */
 export const CODEC_PREFIX = "lc_";

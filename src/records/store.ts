@@ -12,7 +12,10 @@
  *   open   the namespace holds items, ordered by this stamp
  */
 import * as z from "zod/v4/mini";
+import { useEnglishMessages } from "../zod-locale";
 import { currentFormat, readsFormat, STORE_KIND } from "./kinds";
+
+useEnglishMessages();
 
 /** Message metadata key marking a store record; its value is the record's format. */
 export const STORE_RECORD_KEY = "lc_store_record";

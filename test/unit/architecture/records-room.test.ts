@@ -9,8 +9,14 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const RECORDS = join(import.meta.dirname, "../../../src/records");
-/** What the record layer may import: the wire types, the errors, its own files, zod. */
-const ALLOWED = [/^\.\//, /^\.\.\/api-types$/, /^\.\.\/errors(\/[a-z-]+)?$/, /^zod\/v4\/mini$/];
+/** What the record layer may import: the wire types, the errors, its own files, zod (and its locale). */
+const ALLOWED = [
+  /^\.\//,
+  /^\.\.\/api-types$/,
+  /^\.\.\/zod-locale$/,
+  /^\.\.\/errors(\/[a-z-]+)?$/,
+  /^zod\/v4\/mini$/,
+];
 
 function importsOf(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
