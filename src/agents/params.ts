@@ -4,8 +4,9 @@
  * its field. The client options among the params are checked by the client.
  */
 import * as z from "zod/v4/mini";
-import { StudioValidationError } from "../errors";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import { describeFields } from "../field-docs";
+import { type KnownKeys, parseFields, refuseUnknownKeys } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import type { LoadAssistantAgentParams } from "./types";
 
@@ -57,17 +58,21 @@ describeFields("agents", LoadParamsSchema, {
     "`StudioMaxIterationsError`",
 });
 
+/** Every parameter `loadAssistantAgent` takes: its own and the client's. */
+const OWN_PARAMS = ["assistant", "assistantId", "tools", "history", "maxIterations"];
+const PARAM_KEYS: KnownKeys = {
+  owner: "loadAssistantAgent",
+  known: [...OWN_PARAMS, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...OWN_PARAMS, "and the client options"],
+};
+
 /** The tools and iteration bound of valid params, or a `StudioValidationError` naming the field. */
 export function checkLoadParams(params: LoadAssistantAgentParams): {
   tools: NonNullable<LoadAssistantAgentParams["tools"]>;
   maxIterations: number;
 } {
-  const result = LoadParamsSchema.safeParse(params);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const field = issue?.path.length ? String(issue.path[0]) : "params";
-    throw new StudioValidationError(field, issue?.message ?? "is invalid");
-  }
+  refuseUnknownKeys(params, PARAM_KEYS);
+  parseFields(LoadParamsSchema, params, "params");
   // The schema checked the shapes; the values are the caller's own (tools are not copied).
   const { tools = [], maxIterations = DEFAULT_MAX_ITERATIONS } = params;
   return { tools, maxIterations };

@@ -4,9 +4,14 @@
  * `StudioValidationError` naming its dotted field.
  */
 import * as z from "zod/v4/mini";
-import { StudioValidationError } from "../errors";
 import { describeFields } from "../field-docs";
-import { describeValue, type SamplingField, samplingSchemas } from "../validation";
+import {
+  describeValue,
+  knownKeysOnly,
+  parseFields,
+  type SamplingField,
+  samplingSchemas,
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();
@@ -42,14 +47,18 @@ function sampling(kind: SamplingField) {
   );
 }
 
+const modelSettingsShape = {
+  modelId: z.optional(z.string({ error: MODEL_ID }).check(z.minLength(1, { error: MODEL_ID }))),
+  temperature: z.optional(sampling("temperature")),
+  topP: z.optional(sampling("topP")),
+};
+
 const ModelSettingsSchema = z.optional(
-  z.looseObject(
-    {
-      modelId: z.optional(z.string({ error: MODEL_ID }).check(z.minLength(1, { error: MODEL_ID }))),
-      temperature: z.optional(sampling("temperature")),
-      topP: z.optional(sampling("topP")),
-    },
-    { error: "must be an object { modelId, temperature, topP }" },
+  knownKeysOnly(
+    z.looseObject(modelSettingsShape, {
+      error: "must be an object { modelId, temperature, topP }",
+    }),
+    { owner: "model settings", known: Object.keys(modelSettingsShape) },
   ),
 );
 
@@ -117,20 +126,13 @@ describeFields("assistants", CreateAssistantFieldsSchema, {
   userFilters: "Key-value pairs of strings kept with the assistant, at most 3",
 });
 
+/** The input's fields: those above, and the two checked after them. */
+const INPUT_KEYS = {
+  owner: "createAssistant input",
+  known: [...Object.keys(CreateAssistantFieldsSchema.shape), "metadata", "tools"],
+};
+
 /** Parses `value`, or throws a `StudioValidationError` for the first issue, naming its field. */
 export function parseAssistantFields(value: unknown): void {
-  const result = CreateAssistantFieldsSchema.safeParse(value);
-  if (result.success) return;
-  const issue = result.error.issues[0];
-  throw new StudioValidationError(fieldOf(issue?.path ?? []), issue?.message ?? "is invalid");
-}
-
-/** `["functionModel", "topP"]` -> `functionModel.topP`; an issue at the root names `input`. */
-function fieldOf(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "input";
-  let field = "";
-  for (const key of path) {
-    field += typeof key === "number" ? `[${key}]` : `${field === "" ? "" : "."}${String(key)}`;
-  }
-  return field;
+  parseFields(knownKeysOnly(CreateAssistantFieldsSchema, INPUT_KEYS), value, "input");
 }

@@ -6,9 +6,10 @@
  */
 import type { Assistant, Deleted } from "../api-types";
 import type { StudioClient } from "../client";
-import type { RequestOptions } from "../client/options";
+import { CLIENT_OPTION_NAMES, type RequestOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
 import { StudioValidationError } from "../errors";
+import { refuseUnknownKeys } from "../validation";
 import type { AssistantCallOptions, CreateAssistantInput, ListAssistantsOptions } from "./types";
 import { toCreateAssistantRequest } from "./validate";
 
@@ -51,6 +52,11 @@ export async function deleteAssistant(
 export async function* listAssistants(
   options: ListAssistantsOptions = {},
 ): AsyncGenerator<Assistant, void, undefined> {
+  refuseUnknownKeys(options, {
+    owner: "listAssistants",
+    known: ["limit", "order", ...CALL_OPTION_NAMES],
+    listed: ["limit", "order", ...REQUEST_OPTION_NAMES, "and the client options"],
+  });
   const { limit, order = "asc", ...rest } = options;
   const [client, perCall] = split(rest);
   yield* client.iterateAssistants({ order, ...(limit === undefined ? {} : { limit }) }, perCall);
@@ -68,6 +74,16 @@ export function requireId(assistantId: unknown): asserts assistantId is string {
  * so they also work beside a passed `client`.
  */
 function split(options: AssistantCallOptions): [StudioClient, RequestOptions] {
+  refuseUnknownKeys(options, {
+    owner: "assistant call",
+    known: CALL_OPTION_NAMES,
+    listed: [...REQUEST_OPTION_NAMES, "and the client options"],
+  });
   const { signal, timeout, maxRetries, headers, ...fields } = options;
   return [resolveClient(fields), { signal, timeout, maxRetries, headers }];
 }
+
+const REQUEST_OPTION_NAMES = ["signal", "timeout", "maxRetries", "headers"] as const;
+
+/** What every assistant function takes as options: the per-call ones, the client or its options. */
+const CALL_OPTION_NAMES = [...REQUEST_OPTION_NAMES, ...CLIENT_OPTION_NAMES, "client"];

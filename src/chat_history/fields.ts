@@ -4,19 +4,22 @@
  */
 import * as z from "zod/v4/mini";
 import type { Metadata } from "../api-types";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
 import { describeFields } from "../field-docs";
 import { DEFAULT_WRITE_POLICY, type WritePolicy } from "../threads/backoff";
+import { checkThreadMetadata, SESSION_RESERVED_KEYS, THREAD_KEY } from "../threads/metadata";
+import { sessionIdSchema } from "../threads/session-threads";
 import {
   asWritten,
   integerAtLeast,
+  type KnownKeys,
   nonEmptyString,
   parseFields,
+  refuseUnknownKeys,
   typeName,
-} from "../threads/fields";
-import { checkThreadMetadata, SESSION_RESERVED_KEYS, THREAD_KEY } from "../threads/metadata";
-import { sessionIdSchema } from "../threads/session-threads";
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();
@@ -93,6 +96,16 @@ describeFields("history", historyFieldsSchema, {
     "Pause (ms, 0 to 60,000) before reading a thread back after an ambiguous failure, doubling",
 });
 
+/** The history's own fields, the checked ones and `metadata` (checked by the thread rooms). */
+const HISTORY_KEYS = [...Object.keys(historyFieldsSchema.shape), "metadata"];
+
+/** Every field the history takes: its own and the client's. */
+const HISTORY_FIELD_KEYS: KnownKeys = {
+  owner: "StudioChatMessageHistory",
+  known: [...HISTORY_KEYS, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...HISTORY_KEYS, "and the client options"],
+};
+
 export interface HistorySettings {
   threadId: string | undefined;
   sessionId: string | undefined;
@@ -105,6 +118,7 @@ export interface HistorySettings {
 
 /** The history's fields checked (naming the field at fault) and defaulted. */
 export function historySettings(fields: StudioChatMessageHistoryInput): HistorySettings {
+  refuseUnknownKeys(fields, HISTORY_FIELD_KEYS);
   // One conversation has one address: said first, whatever else is wrong.
   if (fields.threadId !== undefined && fields.sessionId !== undefined) {
     throw new StudioValidationError(

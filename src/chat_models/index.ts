@@ -43,7 +43,13 @@ import {
   type StudioModelClientFields,
 } from "../models/init";
 import { completionParams, lsParams, streamOptions } from "../models/params";
-import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
+import {
+  CHAT_MODEL_PARAMS,
+  fieldsOf,
+  modelFieldKeys,
+  parseModelFields,
+  validateCallOptions,
+} from "../models/parse";
 import { profileFromModel, publicModels, warnProfileNotLoaded } from "../models/profile";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
 import { CHAT_SETTINGS, type StudioModelSettings } from "../models/settings";
@@ -78,6 +84,12 @@ const TOOL_CALL_OPTIONS = [
 ] as const satisfies readonly (keyof ChatStudioCallOptions)[];
 
 const CALL_KEYS = [...CHAT_SETTINGS.callKeys, ...TOOL_CALL_OPTIONS];
+
+/** Every constructor field `ChatStudio` takes; any other is refused, naming the closest. */
+const CHAT_FIELD_KEYS = modelFieldKeys("ChatStudio", CHAT_SETTINGS, [
+  ...CHAT_MODEL_PARAMS,
+  "profile",
+]);
 
 // The settings and client options kept as fields (`model.temperature`): declared once in
 // src/models, set by `initModel`. A line comment, so that IDEs show the class's doc.
@@ -138,7 +150,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     moreFields?: Omit<ChatStudioInput, "model">,
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
-    const settings = parseModelFields(CHAT_SETTINGS, fields);
+    const settings = parseModelFields(CHAT_SETTINGS, fields, CHAT_FIELD_KEYS);
     super(fields);
     this.#client = initModel(this, fields, settings);
     this.stopSequences = settings.stop;
@@ -419,7 +431,7 @@ export class ChatStudio extends BaseChatModel<ChatStudioCallOptions, AIMessageCh
     stream: boolean,
   ): ChatCompletionRequest {
     options.signal?.throwIfAborted();
-    validateCallOptions(CHAT_SETTINGS, options);
+    validateCallOptions("ChatStudio", CHAT_SETTINGS, options);
     const body: ChatCompletionRequest = {
       ...this.invocationParams(options),
       messages: convertMessagesToStudioParams(messages),

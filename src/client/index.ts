@@ -28,13 +28,11 @@ import {
   type Thread,
   type ThreadMessage,
 } from "../api-types";
-import { StudioValidationError } from "../errors";
-import { MODEL_URI_PATTERN } from "../validation";
 import { CALLS, listQueryString } from "./calls";
 import { resolveConfig } from "./config";
+import { checkCompletion, checkId, checkListQuery } from "./inputs";
 import type { RequestOptions, StudioClientOptions } from "./options";
 import {
-  checkLimit,
   checkPageSize,
   type PagedCall,
   pageRequest,
@@ -75,64 +73,6 @@ const PAGED = {
     path: PATHS.listDatasetThreadsMessages,
   },
 } as const satisfies Record<string, PagedCall>;
-
-/**
- * Ids become path segments. `encodeURIComponent` (in PATHS) keeps most characters harmless, but
- * not `.` and `..` (servers and proxies resolve them: `deleteMessage("T1", "..")` would delete the
- * thread), and ids holding `/`, `?`, `#` or control characters are never real ids but mistakes that
- * some server would read as a different path. Those are refused before anything is sent.
- */
-function checkId(field: string, value: unknown): void {
-  if (typeof value !== "string" || value === "") {
-    throw new StudioValidationError(field, "must be a non-empty string");
-  }
-  if (value === "." || value === "..") {
-    throw new StudioValidationError(
-      field,
-      `must not be "${value}": as a path segment it names another resource`,
-    );
-  }
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2f || c === 0x3f || c === 0x23) {
-      throw new StudioValidationError(
-        field,
-        `must not contain "/", "?", "#" or control characters (found one at index ${i})`,
-      );
-    }
-  }
-}
-
-function checkOrder(order: unknown): void {
-  if (order !== undefined && order !== "asc" && order !== "desc") {
-    throw new StudioValidationError("order", `must be "asc" or "desc" (got ${String(order)})`);
-  }
-}
-
-function checkListQuery(query: ListQuery | undefined): void {
-  if (!query) return;
-  checkLimit("limit", query.limit);
-  checkOrder(query.order);
-}
-
-/** Returns `body` once it is known to be a completion request with a model uri and `field`. */
-function checkCompletion<B extends { model?: unknown }>(
-  body: B | undefined,
-  field: string,
-  value: unknown,
-): B {
-  if (!body || typeof body !== "object") {
-    throw new StudioValidationError("body", "must be an object");
-  }
-  if (typeof body.model !== "string" || !MODEL_URI_PATTERN.test(body.model)) {
-    throw new StudioValidationError(
-      "model",
-      `must be a model uri shaped "<owner>/<model-name>" (got ${JSON.stringify(body.model)})`,
-    );
-  }
-  if (value === undefined) throw new StudioValidationError(field, "is required");
-  return body;
-}
 
 /** The request body with `stream` forced to the value the method implies. */
 function withStream<B extends { stream?: boolean }>(body: B, stream: boolean): B {

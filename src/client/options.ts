@@ -12,7 +12,7 @@ import type { Dispatcher } from "undici";
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
 import { describeFields } from "../field-docs";
-import { parseOrThrow } from "../validation";
+import { type KnownKeys, parseFields, refuseUnknownKeys } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import {
   DEFAULT_SERVICE_KEY_HEADER,
@@ -324,11 +324,22 @@ export function parseClientOptions(
   options: unknown,
   suffix: (option: string) => string,
 ): z.output<typeof clientOptionsSchema> {
-  return parseOrThrow(checkedClientOptionsSchema, options as object, undefined, {
-    showValue: false,
-    suffix,
-  });
+  refuseUnknownKeys(options, CLIENT_KEYS);
+  return parseFields(checkedClientOptionsSchema, options, "options", { suffix });
 }
+
+/** `StudioClient`'s options: a misspelt one is refused (a timeout set on nothing is no timeout). */
+const CLIENT_KEYS: KnownKeys = {
+  owner: "StudioClient",
+  known: Object.keys(clientOptionsSchema.shape),
+  hints: { baseURL: 'did you mean "baseUrl"?', headers: 'did you mean "defaultHeaders"?' },
+};
+
+/** A call's options: these, and nothing else, reach the client's methods. */
+const REQUEST_KEYS: KnownKeys = {
+  owner: "request",
+  known: Object.keys(requestOptionsSchema.shape),
+};
 
 /**
  * Throws the `StudioValidationError` naming the first bad per-call option, before anything is sent.
@@ -338,7 +349,8 @@ export function checkRequestOptions(
   options: RequestOptions,
   serviceKeyHeader: string = DEFAULT_SERVICE_KEY_HEADER,
 ): void {
-  parseOrThrow(requestOptionsSchema, options, undefined, { showValue: false });
+  refuseUnknownKeys(options, REQUEST_KEYS);
+  parseFields(requestOptionsSchema, options, "options");
   if (options.headers === undefined || serviceKeyHeader === DEFAULT_SERVICE_KEY_HEADER) return;
   const problem = headersProblem(options.headers, serviceKeyHeader);
   if (problem !== undefined) throw new StudioValidationError("headers", problem);

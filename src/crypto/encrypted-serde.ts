@@ -15,6 +15,7 @@
  */
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { fromBase64 } from "../converters/base64";
+import { type KnownKeys, refuseUnknownKeys } from "../validation";
 import { open, seal } from "./envelope";
 import { StudioDecryptionError } from "./errors";
 import { KeyRing, type KeyRingOptions } from "./key-ring";
@@ -61,12 +62,24 @@ export interface EncryptedSerdeOptions extends KeyRingOptions {
   serde?: SerializerProtocol | undefined;
 }
 
+/** Every option of the encrypted serializer; another is refused, naming the closest. */
+const SERDE_OPTION_KEYS: KnownKeys = {
+  owner: "createEncryptedSerde",
+  known: [
+    "keys",
+    "activeKeyId",
+    "allowPlaintext",
+    "serde",
+  ] satisfies (keyof EncryptedSerdeOptions)[],
+};
+
 export class EncryptedSerde implements ContextualSerde {
   readonly #ring: KeyRing;
   readonly #inner: SerializerProtocol;
   readonly #allowPlaintext: boolean;
 
   constructor(options: EncryptedSerdeOptions) {
+    refuseUnknownKeys(options, SERDE_OPTION_KEYS);
     this.#ring = new KeyRing(options);
     this.#inner = options.serde ?? new JsonPlusSerializer();
     this.#allowPlaintext = options.allowPlaintext === true;

@@ -10,7 +10,7 @@
 import * as z from "zod/v4/mini";
 import { fromBase64 } from "../converters/base64";
 import { describePipedFields } from "../field-docs";
-import { parseFields } from "../threads/fields";
+import { parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();

@@ -5,15 +5,19 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import * as z from "zod/v4/mini";
 import type { RequestOptions } from "../client/options";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessages } from "../converters/thread-messages";
 import { keepCallsTogether } from "../threads/calls";
-import { nonEmptyString, parseFields } from "../threads/fields";
+import { nonEmptyString, parseFields, refuseUnknownKeys } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();
 
 const conversationsInputSchema = z.object({ datasetId: nonEmptyString() });
+
+/** The input's own fields (the client's are the rest). */
+const CONVERSATIONS_OWN = ["datasetId", "order", "auth", "pageSize"];
 
 export interface DatasetConversation {
   threadId: string;
@@ -46,6 +50,11 @@ export async function* loadDatasetConversations(
   input: LoadDatasetConversationsInput,
   requestOptions?: RequestOptions,
 ): AsyncGenerator<DatasetConversation> {
+  refuseUnknownKeys(input, {
+    owner: "loadDatasetConversations",
+    known: [...CONVERSATIONS_OWN, ...CLIENT_OPTION_NAMES, "client"],
+    listed: [...CONVERSATIONS_OWN, "and the client options"],
+  });
   parseFields(conversationsInputSchema, { datasetId: input?.datasetId });
   const client = resolveClient(input);
   const pages = client.iterateDatasetThreadsMessages(

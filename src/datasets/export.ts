@@ -8,10 +8,18 @@ import type { BaseMessage } from "@langchain/core/messages";
 import * as z from "zod/v4/mini";
 import type { ChatMessageParam, ChatTool, DatasetThreadMessages } from "../api-types";
 import type { RequestOptions } from "../client";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertMessagesToStudioParams } from "../converters/messages";
 import { StudioValidationError } from "../errors";
-import { functionField, nonEmptyString, oneOf, parseFields } from "../threads/fields";
+import {
+  functionField,
+  type KnownKeys,
+  nonEmptyString,
+  oneOf,
+  parseFields,
+  refuseUnknownKeys,
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { StudioInvalidRecordError } from "./errors";
 import { decodeRunThread, type StoredConversation } from "./run-thread";
@@ -104,7 +112,22 @@ const exportInputSchema = z.object(
   { error: "must be an object with a datasetId and a format" },
 );
 
+/** Every field of the export's input: its own, the dataset call's and the client's. */
+const EXPORT_OWN = [
+  ...Object.keys(exportInputSchema.shape),
+  "maxTokens",
+  "order",
+  "auth",
+  "pageSize",
+];
+const EXPORT_KEYS: KnownKeys = {
+  owner: "exportFineTuneRecords",
+  known: [...EXPORT_OWN, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...EXPORT_OWN, "and the client options"],
+};
+
 function checkInput(input: ExportFineTuneRecordsInput): void {
+  refuseUnknownKeys(input, EXPORT_KEYS);
   parseFields(exportInputSchema, input, "input");
 }
 

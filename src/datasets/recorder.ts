@@ -14,6 +14,7 @@ import type { ChatGeneration, LLMResult } from "@langchain/core/outputs";
 import * as z from "zod/v4/mini";
 import type { ChatTool } from "../api-types";
 import type { StudioClient } from "../client";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { convertToolsToStudio } from "../converters/tools";
 import { describeFields } from "../field-docs";
@@ -21,12 +22,14 @@ import { DEFAULT_WRITE_POLICY } from "../threads/backoff";
 import { completeBatch, createThreadConfirmed, PartialWrite } from "../threads/confirmed-writes";
 import {
   described,
+  describeValue,
   functionField,
   integerAtLeast,
+  type KnownKeys,
   nonEmptyString,
   parseFields,
-} from "../threads/fields";
-import { describeValue } from "../validation";
+  refuseUnknownKeys,
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { StudioRecordingError } from "./errors";
 import { PendingWrites } from "./pending-writes";
@@ -94,7 +97,15 @@ describeFields("recorder", recorderFieldsSchema, {
   onError: "Gets every run that could not be recorded, as a `StudioRecordingError`",
 });
 
+const RECORDER_OWN = Object.keys(recorderFieldsSchema.shape);
+const RECORDER_KEYS: KnownKeys = {
+  owner: "StudioConversationRecorder",
+  known: [...RECORDER_OWN, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...RECORDER_OWN, "and the client options"],
+};
+
 function checkFields(fields: StudioConversationRecorderInput): void {
+  refuseUnknownKeys(fields, RECORDER_KEYS);
   parseFields(recorderFieldsSchema, fields);
 }
 

@@ -5,7 +5,7 @@
  */
 import * as z from "zod/v4/mini";
 import { estimateTokens } from "../models/tokens";
-import { described, integerAtLeast, parseFields } from "../threads/fields";
+import { described, integerAtLeast, parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 
 useEnglishMessages();

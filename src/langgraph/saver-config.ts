@@ -5,11 +5,21 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointMetadata, SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import * as z from "zod/v4/mini";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import type { StudioClientFields } from "../client/resolve";
 import { StudioValidationError } from "../errors";
 import { describeFields } from "../field-docs";
-import { integerAtLeast, nonEmptyString, parseFields } from "../threads/fields";
-import { checkField } from "../validation";
+import {
+  checkField,
+  describeValue,
+  integerAtLeast,
+  type KnownKeys,
+  knownKeysOnly,
+  nonEmptyString,
+  oneOf,
+  parseFields,
+  refuseUnknownKeys,
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_PART_CHARS } from "./records";
 
@@ -65,6 +75,22 @@ export interface DeleteThreadsOptions {
   maxAgeMs?: number | undefined;
   /** Only list the threads that would be deleted: nothing is deleted. */
   dryRun?: boolean | undefined;
+  /**
+   * Whose threads: "saver" (default) the saver's own, those of its `datasetId` (or, without one,
+   * those in no dataset); "account" every checkpoint thread of the account, other apps' too.
+   */
+  scope?: RetentionScope | undefined;
+}
+
+/** Which checkpoint threads retention reaches (see `DeleteThreadsOptions.scope`). */
+export type RetentionScope = "saver" | "account";
+
+/** `sweep`'s options. */
+export interface SweepOptions {
+  /** Only list the threads that would be deleted: nothing is deleted. */
+  dryRun?: boolean | undefined;
+  /** As `deleteThreads`' `scope` (default "saver"). */
+  scope?: RetentionScope | undefined;
 }
 
 export interface PruneOptions {
@@ -129,6 +155,17 @@ const ttlSchema = z.pipe(
   })),
 );
 
+/** `ttl`'s names as LangGraph's Redis saver spells them; the store's spelling is refused. */
+const TTL_KEYS: KnownKeys = {
+  owner: "StudioCheckpointSaver ttl",
+  known: ["defaultTTL", "refreshOnRead"],
+  hints: {
+    defaultTtl: "the checkpointer spells it defaultTTL, as LangGraph's Redis saver does",
+    sweepIntervalMinutes:
+      "the checkpointer sweeps when sweep() or deleteThreads() is called: call it on a schedule",
+  },
+};
+
 /** The saver's own fields, in the order they are checked (the first bad one is named). */
 const saverFieldsSchema = z.object({
   datasetId: z.optional(nonEmptyString()),
@@ -141,7 +178,7 @@ const saverFieldsSchema = z.object({
     DEFAULT_CACHED_THREADS,
   ),
   keep: z._default(z.enum(["all", "latest"], { error: got('must be "all" or "latest"') }), "all"),
-  ttl: z.optional(ttlSchema),
+  ttl: z.optional(knownKeysOnly(ttlSchema, TTL_KEYS)),
   /** Handed to LangGraph's base class as it is. */
   serde: z.optional(z.custom<SerializerProtocol>()),
 });
@@ -170,6 +207,13 @@ describeFields("checkpointer", saverFieldsSchema, {
  */
 const SAVER_KEYS: ReadonlySet<string> = new Set(Object.keys(saverFieldsSchema.shape));
 
+/** Every field the saver takes: its own and the client's. */
+const SAVER_FIELD_KEYS: KnownKeys = {
+  owner: "StudioCheckpointSaver",
+  known: [...SAVER_KEYS, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...SAVER_KEYS, "and the client options"],
+};
+
 /** What the saver runs with: its fields checked and defaulted, and the client's options. */
 export type SaverSettings = z.output<typeof saverFieldsSchema> & {
   clientFields: StudioClientFields;
@@ -180,6 +224,7 @@ export type SaverSettings = z.output<typeof saverFieldsSchema> & {
  * @throws StudioValidationError naming the field (e.g. "ttl.defaultTTL") and what it must be.
  */
 export function saverSettings(fields: StudioCheckpointSaverFields): SaverSettings {
+  refuseUnknownKeys(fields, SAVER_FIELD_KEYS);
   const own: Record<string, unknown> = {};
   const clientFields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
@@ -201,6 +246,7 @@ export function retentionCutoff(
   ttlMs: number | undefined,
   now: number,
 ): number {
+  refuseUnknownKeys(options, DELETE_THREADS_KEYS);
   const { olderThan, maxAgeMs } = options ?? {};
   if (olderThan !== undefined && maxAgeMs !== undefined) {
     throw new StudioValidationError("olderThan", "and maxAgeMs cannot both be given: pass one");
@@ -231,6 +277,38 @@ export function retentionCutoff(
   );
 }
 
+const DELETE_THREADS_KEYS: KnownKeys = {
+  owner: "deleteThreads",
+  known: ["olderThan", "maxAgeMs", "dryRun", "scope"],
+};
+
+const SWEEP_KEYS: KnownKeys = { owner: "sweep", known: ["dryRun", "scope"] };
+
+const PRUNE_KEYS: KnownKeys = { owner: "prune", known: ["keepLast", "dryRun"] };
+
+const scopeSchema = z.optional(oneOf(["saver", "account"]));
+
+/** The retention scope of `deleteThreads` or `sweep` options, checked (default "saver"). */
+export function retentionScope(options: DeleteThreadsOptions | SweepOptions | undefined) {
+  return checkField("scope", scopeSchema, options?.scope) ?? "saver";
+}
+
+/** `sweep`'s options checked. */
+export function checkSweepOptions(options: SweepOptions | undefined): void {
+  refuseUnknownKeys(options, SWEEP_KEYS);
+  retentionScope(options);
+}
+
+const threadIdsSchema = z.array(z.unknown(), {
+  error: (issue) =>
+    `must be an array of thread ids, e.g. prune(["t1"], { keepLast: 1 }) (got ${describeValue(issue.input)})`,
+});
+
+/** `prune`'s thread ids: an array (a single id as a string would prune nothing). */
+export function checkedThreadIds(threadIds: unknown): readonly unknown[] {
+  return checkField("threadIds", threadIdsSchema, threadIds);
+}
+
 /** `deleteThreads`' `maxAgeMs`. */
 const maxAgeSchema = z.custom<number>(
   (age) => typeof age === "number" && Number.isFinite(age) && age >= 0,
@@ -242,6 +320,7 @@ const keepLastSchema = integerAtLeast(1, "must be an integer of at least 1");
 
 /** `prune`'s `keepLast`, checked. */
 export function checkedKeepLast(options: PruneOptions | undefined): number {
+  refuseUnknownKeys(options, PRUNE_KEYS);
   return checkField("keepLast", keepLastSchema, options?.keepLast, { showValue: false });
 }
 

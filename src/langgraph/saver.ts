@@ -40,6 +40,8 @@ import {
 import { planPrune, planSuperseded, prunedThread } from "./retention";
 import {
   checkedKeepLast,
+  checkedThreadIds,
+  checkSweepOptions,
   type DeleteThreadsOptions,
   matches,
   namespaceOf,
@@ -48,7 +50,9 @@ import {
   type PruneReport,
   requireThreadId,
   retentionCutoff,
+  retentionScope,
   type StudioCheckpointSaverFields,
+  type SweepOptions,
   saverSettings,
   threadIdOf,
 } from "./saver-config";
@@ -64,7 +68,9 @@ export type {
   PrunedThread,
   PruneOptions,
   PruneReport,
+  RetentionScope,
   StudioCheckpointSaverFields,
+  SweepOptions,
 } from "./saver-config";
 
 export class StudioCheckpointSaver extends BaseCheckpointSaver {
@@ -300,10 +306,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * only the reads: the report says what would be deleted.
    */
   async prune(threadIds: readonly string[], options: PruneOptions): Promise<PruneReport> {
+    const ids = checkedThreadIds(threadIds);
     const keepLast = checkedKeepLast(options);
     const dryRun = options.dryRun === true;
     const report: PruneReport = { dryRun, checkpoints: 0, writes: 0, messages: 0, threads: [] };
-    for (const raw of threadIds) {
+    for (const raw of ids) {
       const threadId = threadIdOf(raw);
       const window = await this.#threads.readAll(threadId);
       if (!window) continue;
@@ -324,7 +331,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Deletes every LangGraph thread (of the account, or of `datasetId`) whose newest message is
+   * Deletes every LangGraph thread of this saver (of its `datasetId`, or in no dataset; with
+   * `scope: "account"`, of the whole account) whose newest message is
    * older than `olderThan` (a Date) or `maxAgeMs` (an age); without options, older than the
    * saver's `ttl`. The time-to-live the service does not have. Costs: one call per 100 threads of
    * the account, one per checkpoint thread, two per deleted thread (its newest message is read
@@ -333,15 +341,18 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    */
   async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {
     const cutoff = retentionCutoff(options, this.#ttl.ms, Date.now());
-    return this.#ttl.deleteOlderThan(cutoff, options?.dryRun === true);
+    const scope = retentionScope(options);
+    return this.#ttl.deleteOlderThan(cutoff, options?.dryRun === true, scope);
   }
 
   /**
    * Deletes the threads the saver's `ttl` has expired (see `deleteThreads` for the cost); with
    * `dryRun`, only lists them.
    */
-  async sweep(options: { dryRun?: boolean | undefined } = {}): Promise<string[]> {
-    return this.deleteThreads({ maxAgeMs: this.#ttl.sweepAge(), dryRun: options?.dryRun });
+  async sweep(options: SweepOptions = {}): Promise<string[]> {
+    checkSweepOptions(options);
+    const { dryRun, scope } = options ?? {};
+    return this.deleteThreads({ maxAgeMs: this.#ttl.sweepAge(), dryRun, scope });
   }
 
   async #append(threadId: string, record: StoredRecord, what: string) {

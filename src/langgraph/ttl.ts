@@ -7,7 +7,7 @@
 import { StudioValidationError } from "../errors";
 import type { RecordEntry } from "./checkpoint-log";
 import { RECORD_FORMAT, type StoredRecord, type ValuesRecord } from "./records";
-import type { SaverSettings } from "./saver-config";
+import type { RetentionScope, SaverSettings } from "./saver-config";
 import type { CheckpointThreadInfo, CheckpointThreads } from "./thread-store";
 
 /** The saver's `ttl`, checked: its age in ms and whether reads refresh it. */
@@ -125,9 +125,13 @@ export class ThreadTtl {
    * Deletes every checkpoint thread whose newest message is older than `cutoff` (ms); with
    * `dryRun`, only lists them. Returns their `thread_id`s.
    */
-  async deleteOlderThan(cutoff: number, dryRun: boolean): Promise<string[]> {
+  async deleteOlderThan(
+    cutoff: number,
+    dryRun: boolean,
+    scope: RetentionScope = "saver",
+  ): Promise<string[]> {
     const expired: CheckpointThreadInfo[] = [];
-    for await (const info of this.#threads.checkpointThreads(true)) {
+    for await (const info of this.#threads.checkpointThreads(true, scope)) {
       if (info.lastActivity !== undefined && info.lastActivity < cutoff) expired.push(info);
     }
     if (dryRun) return [...new Set(expired.map((info) => info.threadId))];

@@ -19,7 +19,13 @@ import {
   type StudioModelClientFields,
 } from "../models/init";
 import { completionParams, lsParams, streamOptions } from "../models/params";
-import { fieldsOf, parseModelFields, validateCallOptions } from "../models/parse";
+import {
+  fieldsOf,
+  LLM_PARAMS,
+  modelFieldKeys,
+  parseModelFields,
+  validateCallOptions,
+} from "../models/parse";
 import { assertCompletionSettings, requestOptions, runRequest } from "../models/requests";
 import { LLM_SETTINGS, type LLMSettingTable, type StudioModelSettings } from "../models/settings";
 import { contentText, estimateTokens } from "../models/tokens";
@@ -36,6 +42,9 @@ interface PromptResult {
   generations: Generation[];
   tokenUsage: TokenUsage | undefined;
 }
+
+/** Every constructor field `StudioLLM` takes; any other is refused, naming the closest. */
+const LLM_FIELD_KEYS = modelFieldKeys("StudioLLM", LLM_SETTINGS, LLM_PARAMS);
 
 /**
  * Text completions of the Studio service as a LangChain `LLM`: a prompt in, text out.
@@ -87,7 +96,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
     moreFields?: Omit<StudioLLMFields, "model">,
   ) {
     const fields = fieldsOf(modelOrFields, moreFields);
-    const settings = parseModelFields(LLM_SETTINGS, fields);
+    const settings = parseModelFields(LLM_SETTINGS, fields, LLM_FIELD_KEYS);
     super(fields);
     this.#client = initModel(this, fields, settings);
   }
@@ -242,7 +251,7 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   /** Before any request: the call options, and the settings a completion needs. */
   #checkCall(options: this["ParsedCallOptions"]): void {
     options.signal?.throwIfAborted();
-    validateCallOptions(LLM_SETTINGS, options);
+    validateCallOptions("StudioLLM", LLM_SETTINGS, options);
     assertCompletionSettings(this.client, "StudioLLM");
   }
 }

@@ -5,9 +5,16 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import * as z from "zod/v4/mini";
+import { CLIENT_OPTION_NAMES } from "../client/options";
 import type { StudioClientFields } from "../client/resolve";
-import { StudioValidationError } from "../errors";
 import { describeFields } from "../field-docs";
+import {
+  integerAtLeast,
+  type KnownKeys,
+  knownKeysOnly,
+  parseFields,
+  refuseUnknownKeys,
+} from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_MAX_MESSAGE_CHARS } from "./records";
 
@@ -61,19 +68,8 @@ export const DEFAULT_CACHED_NAMESPACES = 1_000;
 export const DEFAULT_CONCURRENT_READS = 32;
 
 /** An optional integer of at least `min` (null reads as unset, as it always did). */
-function integerAtLeast(min: number) {
-  return z.optional(
-    z.nullable(
-      z.custom<number>().check((ctx) => {
-        if (Number.isInteger(ctx.value) && ctx.value >= min) return;
-        ctx.issues.push({
-          code: "custom",
-          input: ctx.value,
-          message: `must be an integer of at least ${min} (got ${String(ctx.value)})`,
-        });
-      }),
-    ),
-  );
+function optionalIntegerAtLeast(min: number) {
+  return z.optional(z.nullable(integerAtLeast(min)));
 }
 
 const minutesSchema = z.optional(
@@ -82,7 +78,7 @@ const minutesSchema = z.optional(
   }),
 );
 
-const indexSchema = z.object({
+const indexShape = {
   embeddings: z.custom<EmbeddingsInterface>(
     (value) => {
       const embeddings = value as Partial<EmbeddingsInterface> | undefined;
@@ -94,7 +90,7 @@ const indexSchema = z.object({
     { error: "must be LangChain embeddings (embedDocuments and embedQuery)" },
   ),
   dims: z.custom<number>().check((ctx) => {
-    const problem = integerAtLeast(1).safeParse(ctx.value).error?.issues[0]?.message;
+    const problem = optionalIntegerAtLeast(1).safeParse(ctx.value).error?.issues[0]?.message;
     const message = problem ?? (ctx.value === undefined ? "is required" : undefined);
     if (message !== undefined) ctx.issues.push({ code: "custom", input: ctx.value, message });
   }),
@@ -105,13 +101,27 @@ const indexSchema = z.object({
     ),
     () => ["$"],
   ),
+};
+
+const indexSchema = knownKeysOnly(z.object(indexShape), {
+  owner: "StudioStore index",
+  known: Object.keys(indexShape),
 });
 
-const ttlSchema = z.object({
+const ttlShape = {
   defaultTtl: minutesSchema,
   refreshOnRead: z.optional(z.boolean({ error: "must be a boolean" })),
   sweepIntervalMinutes: minutesSchema,
-});
+};
+
+/** `ttl`'s names as LangGraph's stores spell them; the checkpointer's spelling is refused. */
+const TTL_KEYS: KnownKeys = {
+  owner: "StudioStore ttl",
+  known: Object.keys(ttlShape),
+  hints: { defaultTTL: "the store spells it defaultTtl, as LangGraph's stores do" },
+};
+
+const ttlSchema = knownKeysOnly(z.object(ttlShape), TTL_KEYS);
 
 const storeFieldsSchema = z.object({
   datasetId: z.optional(
@@ -119,9 +129,9 @@ const storeFieldsSchema = z.object({
       error: "must be a non-empty string",
     }),
   ),
-  maxMessageChars: integerAtLeast(1_000),
-  maxCachedNamespaces: integerAtLeast(1),
-  maxConcurrentReads: integerAtLeast(1),
+  maxMessageChars: optionalIntegerAtLeast(1_000),
+  maxCachedNamespaces: optionalIntegerAtLeast(1),
+  maxConcurrentReads: optionalIntegerAtLeast(1),
   index: z.optional(indexSchema),
   ttl: z._default(ttlSchema, () => ({})),
   serde: z.optional(z.custom<SerializerProtocol>()),
@@ -154,6 +164,13 @@ type CheckedFields = z.output<typeof storeFieldsSchema>;
  */
 const STORE_KEYS: ReadonlySet<string> = new Set(Object.keys(storeFieldsSchema.shape));
 
+/** Every field the store takes: its own and the client's. */
+const STORE_FIELD_KEYS: KnownKeys = {
+  owner: "StudioStore",
+  known: [...STORE_KEYS, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...STORE_KEYS, "and the client options"],
+};
+
 /** The store's own fields (for the schema) and the rest, which are the client's options. */
 function splitFields(fields: StudioStoreFields): {
   own: Record<string, unknown>;
@@ -184,13 +201,9 @@ export interface StoreSettings {
  * @throws StudioValidationError naming the field (e.g. "ttl.defaultTtl") and what it must be.
  */
 export function storeSettings(fields: StudioStoreFields): StoreSettings {
+  refuseUnknownKeys(fields, STORE_FIELD_KEYS);
   const { own, clientFields } = splitFields(fields);
-  const result = storeFieldsSchema.safeParse(own);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new StudioValidationError(issue?.path.join(".") ?? "fields", issue?.message ?? "");
-  }
-  const checked = result.data;
+  const checked = parseFields(storeFieldsSchema, own);
   return {
     clientFields,
     datasetId: checked.datasetId,

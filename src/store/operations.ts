@@ -10,7 +10,12 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
+import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../errors";
+import { checkField, integerAtLeast, refuseUnknownKeys } from "../validation";
+import { useEnglishMessages } from "../zod-locale";
+
+useEnglishMessages();
 
 /** A put as StudioStore takes it: LangGraph's, with a TTL in minutes (`null`: never expires). */
 export type StudioPutOperation = PutOperation & { ttl?: number | null | undefined };
@@ -21,72 +26,84 @@ export type Classified =
   | { kind: "search"; op: SearchOperation }
   | { kind: "list"; op: ListNamespacesOperation };
 
+/** A count or position: an integer of at least `min`, or unset (null reads as unset). */
+const countFrom = (min: number) => z.optional(z.nullable(integerAtLeast(min)));
+
+const operationsSchema = z.array(z.unknown(), { error: "must be an array of store operations" });
+
+const operationSchema = z.custom<object>((op) => typeof op === "object" && op !== null, {
+  error: "must be a store operation object",
+});
+
+const searchSchema = z.looseObject({
+  namespacePrefix: z.array(z.unknown(), { error: "must be an array" }),
+  limit: countFrom(0),
+  offset: countFrom(0),
+  query: z.optional(z.nullable(z.string({ error: "must be a string" }))),
+});
+
+const keySchema = z.looseObject({ key: z.string({ error: "must be a string" }) });
+
+const putSchema = z.looseObject({
+  value: z.custom<Record<string, unknown> | null>(
+    (value) => value === null || (typeof value === "object" && !Array.isArray(value)),
+    { error: "must be an object (or null to delete the item)" },
+  ),
+  ttl: z.optional(
+    z.nullable(
+      z.custom<number>((ttl) => typeof ttl === "number" && ttl > 0, {
+        error: "must be a number of minutes above 0 (or null: never expires)",
+      }),
+    ),
+  ),
+});
+
+const listSchema = z.looseObject({
+  maxDepth: countFrom(1),
+  limit: countFrom(0),
+  offset: countFrom(0),
+});
+
 /** The batch's operations, each checked and classified. */
 export function classifyAll(operations: unknown): Classified[] {
-  if (!Array.isArray(operations)) {
-    throw new StudioValidationError("operations", "must be an array of store operations");
-  }
-  return operations.map(classify);
+  return checkField("operations", operationsSchema, operations).map((op, i) =>
+    classify(op as Operation, i),
+  );
 }
 
 /** Which operation `op` is, once checked as InMemoryStore checks it (and a little more). */
 export function classify(op: Operation, i: number): Classified {
-  if (typeof op !== "object" || op === null) {
-    throw new StudioValidationError(`operations[${i}]`, "must be a store operation object");
-  }
+  const field = `operations[${i}]`;
+  checkField(field, operationSchema, op);
   if ("namespacePrefix" in op) {
-    if (!Array.isArray(op.namespacePrefix)) {
-      throw new StudioValidationError(`operations[${i}].namespacePrefix`, "must be an array");
-    }
+    checkField(field, searchSchema, op);
     if (op.namespacePrefix.length > 0) {
       validateNamespace(op.namespacePrefix, { allowReservedRoot: true });
-    }
-    checkInteger(`operations[${i}].limit`, op.limit, 0);
-    checkInteger(`operations[${i}].offset`, op.offset, 0);
-    if (op.query !== undefined && op.query !== null && typeof op.query !== "string") {
-      throw new StudioValidationError(`operations[${i}].query`, "must be a string");
     }
     return { kind: "search", op };
   }
   if ("namespace" in op) {
     validateNamespace(op.namespace, { allowReservedRoot: true });
-    if (typeof op.key !== "string") {
-      throw new StudioValidationError(`operations[${i}].key`, "must be a string");
-    }
+    checkField(field, keySchema, op);
     if (!("value" in op)) return { kind: "get", op };
-    const { value, ttl } = op as StudioPutOperation;
-    if (value !== null && (typeof value !== "object" || Array.isArray(value))) {
-      throw new StudioValidationError(
-        `operations[${i}].value`,
-        "must be an object (or null to delete the item)",
-      );
-    }
-    if (ttl !== undefined && ttl !== null && !(typeof ttl === "number" && ttl > 0)) {
-      throw new StudioValidationError(
-        `operations[${i}].ttl`,
-        "must be a number of minutes above 0 (or null: never expires)",
-      );
-    }
+    checkField(field, putSchema, op);
     return { kind: "put", op };
   }
   if ("matchConditions" in op || "maxDepth" in op || "limit" in op) {
-    checkInteger(`operations[${i}].maxDepth`, op.maxDepth, 1);
-    checkInteger(`operations[${i}].limit`, op.limit, 0);
-    checkInteger(`operations[${i}].offset`, op.offset, 0);
+    checkField(field, listSchema, op);
     return { kind: "list", op };
   }
-  throw new StudioValidationError(
-    `operations[${i}]`,
-    "is not a get, put, search or listNamespaces operation",
-  );
+  throw new StudioValidationError(field, "is not a get, put, search or listNamespaces operation");
 }
 
-function checkInteger(field: string, value: unknown, min: number): void {
-  if (value === undefined || value === null) return;
-  if (!Number.isInteger(value) || (value as number) < min) {
-    throw new StudioValidationError(
-      field,
-      `must be an integer of at least ${min} (got ${String(value)})`,
-    );
-  }
+/** The options each of the store's calls takes (as LangGraph's `BaseStore` declares them). */
+const CALL_OPTIONS = {
+  put: ["ttl"],
+  search: ["filter", "limit", "offset", "query"],
+  listNamespaces: ["prefix", "suffix", "maxDepth", "limit", "offset"],
+} as const;
+
+/** Refuses an option `call` does not take, naming the closest it does. */
+export function checkCallOptions(call: keyof typeof CALL_OPTIONS, options: unknown): void {
+  refuseUnknownKeys(options, { owner: `StudioStore.${call}`, known: CALL_OPTIONS[call] });
 }

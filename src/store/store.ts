@@ -23,7 +23,7 @@ import {
 import { resolveSessionClient } from "../threads/service-identity";
 import { type StoreSettings, type StudioStoreFields, storeSettings } from "./fields";
 import { NamespaceThreads } from "./namespace-threads";
-import { classifyAll, type StudioPutOperation } from "./operations";
+import { checkCallOptions, classifyAll, type StudioPutOperation } from "./operations";
 import { loadPayload, storePayload } from "./payloads";
 import { fixedPrefix, matchesFilter, pickNamespaces } from "./queries";
 import { type NamespaceLog, type Payload, StampClock } from "./records";
@@ -109,9 +109,27 @@ export class StudioStore extends BaseStore {
     options?: { ttl?: number | null | undefined },
   ): Promise<void> {
     validateNamespace(namespace);
+    checkCallOptions("put", options);
     const op: StudioPutOperation = { namespace, key, value, index };
     if (options?.ttl !== undefined) op.ttl = options.ttl;
     await this.batch([op]);
+  }
+
+  /** LangGraph's `search`, its options checked first (a misspelt one would be dropped). */
+  override search(
+    namespacePrefix: string[],
+    options?: Parameters<BaseStore["search"]>[1],
+  ): ReturnType<BaseStore["search"]> {
+    checkCallOptions("search", options);
+    return super.search(namespacePrefix, options);
+  }
+
+  /** LangGraph's `listNamespaces`, its options checked first. */
+  override listNamespaces(
+    options?: Parameters<BaseStore["listNamespaces"]>[0],
+  ): ReturnType<BaseStore["listNamespaces"]> {
+    checkCallOptions("listNamespaces", options);
+    return super.listNamespaces(options);
   }
 
   /**

@@ -37,7 +37,7 @@ import {
   PartialWrite,
   recentClientIds,
 } from "./confirmed-writes";
-import { parseFields } from "./fields";
+import { parseFields } from "../validation";
 import {
   checkThreadMetadata,
   KIND_KEY,

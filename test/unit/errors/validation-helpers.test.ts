@@ -1,5 +1,5 @@
 /**
- * src/validation.ts: the one way every room checks its fields (a zod schema, and a
+ * src/validation/: the one way every room checks its fields (a zod schema, and a
  * StudioValidationError naming the field). The helpers added for rooms that still check by hand
  * word their errors as those hand checks do, so converting a check keeps its text.
  */
@@ -9,9 +9,10 @@ import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../../../src/errors";
 import {
   checkField,
+  described,
   integerAtLeast,
   nonEmptyString,
-  parseOrThrow,
+  parseFields,
   validateField,
 } from "../../../src/validation";
 
@@ -42,26 +43,33 @@ describe("checkField", () => {
   });
 
   it("nonEmptyString refuses '' and non-strings, naming the field", () => {
-    expect(thrown(() => checkField("datasetId", nonEmptyString, "")).message).toBe(
+    expect(thrown(() => checkField("datasetId", nonEmptyString(described), "")).message).toBe(
       'Invalid datasetId: must be a non-empty string (got "")',
     );
-    expect(thrown(() => checkField("datasetId", nonEmptyString, 5)).field).toBe("datasetId");
+    expect(thrown(() => checkField("datasetId", nonEmptyString(described), 5)).field).toBe(
+      "datasetId",
+    );
   });
 
   it("showValue: false and suffix word the message as the client options do", () => {
     const error = thrown(() =>
-      checkField("baseUrl", nonEmptyString, "", { showValue: false, suffix: () => " (from X)" }),
+      checkField("baseUrl", nonEmptyString(), "", { suffix: () => " (from X)" }),
     );
     expect(error.message).toBe("Invalid baseUrl: must be a non-empty string (from X)");
   });
 });
 
-describe("parseOrThrow and validateField keep their signatures and texts", () => {
+describe("parseFields and validateField keep their texts", () => {
   const schema = z.object({ temperature: z.optional(z.number({ error: "must be a number" })) });
 
-  it("parseOrThrow names the key (or its alias) and shows the value", () => {
-    expect(parseOrThrow(schema, { temperature: 1 })).toEqual({ temperature: 1 });
-    const error = thrown(() => parseOrThrow(schema, { temperature: "hot" }, (k) => `model.${k}`));
+  it("parseFields names the key (or its alias) and shows the value when asked", () => {
+    expect(parseFields(schema, { temperature: 1 })).toEqual({ temperature: 1 });
+    const error = thrown(() =>
+      parseFields(schema, { temperature: "hot" }, "options", {
+        showValue: true,
+        rename: (field) => `model.${field}`,
+      }),
+    );
     expect(error.field).toBe("model.temperature");
     expect(error.message).toBe('Invalid model.temperature: must be a number (got "hot")');
   });

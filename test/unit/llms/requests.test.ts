@@ -235,7 +235,7 @@ describe("validation", () => {
     [{ topP: 1.5 }, "topP"],
     [{ maxTokens: 0 }, "maxTokens"],
     [{ n: -1 }, "n"],
-    [{ stop: [1] }, "stop"],
+    [{ stop: [1] }, "stop[0]"],
   ])("call option %o fails naming %s, and nothing is sent", async (options, field) => {
     const { scope } = expectCompletion();
     const error = await llm()

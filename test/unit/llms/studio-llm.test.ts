@@ -315,7 +315,7 @@ describe("StudioLLM: validation", () => {
     [{ maxTokens: 1.5 }, "maxTokens"],
     [{ presencePenalty: Number.NaN }, "presencePenalty"],
     [{ stop: "x" }, "stop"],
-    [{ logitBias: { a: "1" } }, "logitBias"],
+    [{ logitBias: { a: "1" } }, "logitBias.a"],
     [{ model: "no-slash" }, "model"],
     [{ echo: "yes" }, "echo"],
     [{ streaming: 1 }, "streaming"],

@@ -8,7 +8,7 @@ import {
   nonEmptyString,
   oneOf,
   parseFields,
-} from "../../../src/threads/fields";
+} from "../../../src/validation";
 
 function failure(schema: z.ZodMiniType, value: unknown): [string, string] {
   try {
