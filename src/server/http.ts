@@ -34,7 +34,7 @@ export function notFound(what: string): Response {
 export function unknownRoute(method: string, path: string, mountedAt?: string): Response {
   const hint =
     mountedAt === undefined
-      ? "check the URL"
+      ? "check the method and path"
       : `if the handler is mounted under "${mountedAt}", pass basePath: "${mountedAt}"`;
   return problem(404, "Not Found", `no route matches ${method} ${path}; ${hint}`);
 }

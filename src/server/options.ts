@@ -9,6 +9,7 @@ import type { StudioClient } from "../client";
 import { CLIENT_OPTION_NAMES, type StudioClientOptions } from "../client/options";
 import { StudioValidationError } from "../errors";
 import {
+  describeValue,
   functionField,
   integerAtLeast,
   type KnownKeys,
@@ -124,11 +125,11 @@ const serverFieldsSchema = z.object({
   ),
   onError: z.optional(functionField()),
   maxBodyBytes: z._default(
-    integerAtLeast(1, "must be a positive integer (bytes)"),
+    integerAtLeast(1, "must be a positive integer (bytes)", describeValue),
     DEFAULT_MAX_BODY_BYTES,
   ),
   maxJsonDepth: z._default(
-    integerAtLeast(2, "must be an integer of at least 2 (levels)"),
+    integerAtLeast(2, "must be an integer of at least 2 (levels)", describeValue),
     DEFAULT_MAX_JSON_DEPTH,
   ),
   tenant: z.optional(

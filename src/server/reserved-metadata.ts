@@ -9,19 +9,15 @@ import { HttpProblem } from "./http";
 
 /** The thread metadata keys the server reads back, and why a caller may not change them. */
 const THREAD_KEYS: Readonly<Record<string, string>> = {
-  graph_id: "names the graph that reads the thread's state",
-  assistant_id: "names the assistant that last ran on the thread",
-  owner: "names the user the thread belongs to",
+  graph_id: "the graph that reads the thread's state",
+  assistant_id: "the assistant that last ran on the thread",
+  owner: "the user the thread belongs to",
 };
 
 type Metadata = Record<string, unknown>;
 
 function refuse(field: string, why: string): never {
-  throw new HttpProblem(
-    422,
-    "Unprocessable Entity",
-    `${field}: is the server's (it ${why}) and cannot be set to another value; leave it out`,
-  );
+  throw new HttpProblem(422, "Unprocessable Entity", `${field}: ${why}; leave it out`);
 }
 
 /**
@@ -40,7 +36,15 @@ export function checkThreadMetadata(
     if (value === allowed[key]) continue;
     const graphKey = key === "graph_id" || key === "assistant_id";
     if (graphs && graphKey && typeof value === "string" && graphs.has(value)) continue;
-    refuse(`metadata.${key}`, why);
+    const named =
+      graphs && graphKey
+        ? `; name one of its graphs (${[...graphs.keys()].join(", ")}) or`
+        : " and cannot be changed;";
+    throw new HttpProblem(
+      422,
+      "Unprocessable Entity",
+      `metadata.${key}: is the server's (${why})${named} leave it out`,
+    );
   }
 }
 
@@ -52,6 +56,11 @@ export function checkThreadMetadata(
 export function checkRunMetadata(given: Metadata | null | undefined, assistantId: string): void {
   for (const [key, value] of Object.entries(given ?? {})) {
     if ((key === "graph_id" || key === "assistant_id") && value === assistantId) continue;
-    if (RESERVED_METADATA.test(key)) refuse(`metadata.${key}`, "is set by the server on every run");
+    if (RESERVED_METADATA.test(key)) {
+      refuse(
+        `metadata.${key}`,
+        "is set by the server on every run (the graph reads it from the run's config)",
+      );
+    }
   }
 }

@@ -7,7 +7,6 @@
  */
 import { resolveClient } from "../client/resolve";
 import { StudioRateLimitError, StudioValidationError } from "../errors";
-import { describeValue } from "../validation";
 import type { ServerContext } from "./context";
 import { bindGraph, type RunnableGraph } from "./graphs";
 import { HttpProblem, json, outsideBasePath, problem, unknownRoute } from "./http";
@@ -117,7 +116,9 @@ async function callerOf(
   }
   if (user === null || user === undefined) return undefined;
   if (typeof user !== "string") {
-    const got = describeValue(user);
+    // Its type only: the value may hold a credential.
+    const kind = typeof user;
+    const got = `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
     tell(
       new StudioValidationError(
         "auth",
