@@ -346,8 +346,11 @@ function typeOf(schema: Schema): string | undefined {
       const value = typeOf(def.valueType!) ?? "unknown";
       return `\`Record<string, ${value.replaceAll("`", "")}>\``;
     }
-    case "pipe":
-      return def.in!._zod.def.type === "transform" ? typeOf(def.out!) : typeOf(def.in!);
+    case "pipe": {
+      // A transform, or a check of the input alone (the known-keys check), says nothing of it.
+      const first = def.in!._zod.def.type;
+      return first === "transform" || first === "unknown" ? typeOf(def.out!) : typeOf(def.in!);
+    }
     default:
       return undefined;
   }
