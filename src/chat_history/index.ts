@@ -1,3 +1,9 @@
+/** What `listThreads` filters and pages by. */
+const LIST_QUERY_KEYS = {
+  owner: "listThreads query",
+  known: ["datasetId", "limit", "order", "after", "before"],
+};
+
 /**
  * StudioChatMessageHistory: LangChain chat memory kept as a thread of the service.
  *
@@ -13,7 +19,7 @@ import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ListThreadsQuery, Metadata, Thread } from "../api-types";
 import type { StudioClient } from "../client";
-import type { RequestOptions } from "../client/options";
+import { CLIENT_OPTION_NAMES, type RequestOptions } from "../client/options";
 import { resolveClient, type StudioClientFields } from "../client/resolve";
 import { decodeMessage, type EncodedMessage, encodeMessage } from "../converters/thread-messages";
 import { StudioNotFoundError, StudioValidationError } from "../errors";
@@ -35,6 +41,7 @@ import {
   writeSessionThread,
 } from "../threads/session-threads";
 import { type KnownWrite, planWrite, type WriteBatch } from "../threads/write-batch";
+import { refuseUnknownKeys } from "../validation";
 import {
   historySettings,
   type StudioChatMessageHistoryInput,
@@ -132,6 +139,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     options: StudioClientFields = {},
     requestOptions?: RequestOptions,
   ): AsyncGenerator<Thread> {
+    refuseUnknownKeys(query, LIST_QUERY_KEYS);
+    refuseUnknownKeys(options, { owner: "client", known: [...CLIENT_OPTION_NAMES, "client"] });
     const client = resolveClient(options);
     yield* client.iterateThreads({ order: "asc", limit: 100, ...query }, requestOptions);
   }

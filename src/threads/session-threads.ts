@@ -25,6 +25,7 @@ import type { StudioClient } from "../client";
 import { hasLoneSurrogate } from "../converters/thread-content";
 import type { EncodedMessage } from "../converters/thread-messages";
 import { CODEC_KEYS } from "../converters/thread-metadata";
+import { parseFields } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
 import { DEFAULT_WRITE_POLICY, retried, type WritePolicy } from "./backoff";
 import {
@@ -37,7 +38,6 @@ import {
   PartialWrite,
   recentClientIds,
 } from "./confirmed-writes";
-import { parseFields } from "../validation";
 import {
   checkThreadMetadata,
   KIND_KEY,

@@ -72,13 +72,13 @@ describe("LangChain's own fields", () => {
   });
 
   it("a model with every setting survives JSON.stringify and load", async () => {
-    for (const Model of [ChatStudio, StudioLLM]) {
-      const model = new Model(MODEL, { apiKey: KEY, ...SETTINGS, ...LANGCHAIN_FIELDS });
+    const fields = { apiKey: KEY, ...SETTINGS, ...LANGCHAIN_FIELDS };
+    for (const model of [new ChatStudio(MODEL, fields), new StudioLLM(MODEL, fields)]) {
       const revived = await load<ChatStudio | StudioLLM>(JSON.stringify(model), {
         secretsMap: { STUDIO_API_KEY: KEY },
         importMap,
       });
-      expect(revived).toBeInstanceOf(Model);
+      expect(revived).toBeInstanceOf(model.constructor);
       expect(revived.temperature).toBe(0.3);
       expect(revived.stop).toEqual(["END"]);
       expect(revived.modelKwargs).toEqual({ top_k: 5 });

@@ -159,6 +159,18 @@ const CASES: [name: string, work: () => unknown, field: string, message: string]
     'Invalid sessionID: is not a StudioChatMessageHistory option; did you mean "sessionId"?',
   ],
   [
+    "StudioChatMessageHistory.listThreads query datasetID",
+    () => first(StudioChatMessageHistory.listThreads({ datasetID: "d1" } as never, ADDRESSES)),
+    "datasetID",
+    'Invalid datasetID: is not a listThreads query option; did you mean "datasetId"?',
+  ],
+  [
+    "StudioChatMessageHistory.listThreads options baseURL",
+    () => first(StudioChatMessageHistory.listThreads({}, { baseURL: "http://x" } as never)),
+    "baseURL",
+    'Invalid baseURL: is not a client option; did you mean "baseUrl"?',
+  ],
+  [
     "createEncryptedSerde activeKey",
     () => createEncryptedSerde({ keys: { k1: KEY_B64 }, activeKey: "k1" } as never),
     "activeKey",
