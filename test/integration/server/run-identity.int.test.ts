@@ -45,7 +45,7 @@ describe("createAgentServer: what the server says about a run", () => {
       ["assistant_id", "admin"],
       ["graph_id", "admin"],
       ["run_id", "r1"],
-    ]) {
+    ] as const) {
       await expect(
         collect(client.runs.stream(thread.thread_id, "spy", { metadata: { [key]: value } })),
       ).rejects.toThrow(

@@ -195,7 +195,9 @@ describe("createAgentServer: metadata the server relies on", () => {
       metadata: { graph_id: "echo", topic: "b" },
     });
     expect(same.metadata).toMatchObject({ graph_id: "echo", topic: "b" });
-    expect((await client.threads.get(thread.thread_id)).metadata.graph_id).toBe("echo");
+    expect((await client.threads.get(thread.thread_id)).metadata).toMatchObject({
+      graph_id: "echo",
+    });
   });
 
   it("refuses a create naming no graph of the server, and an owner not the caller's", async () => {
