@@ -223,6 +223,13 @@ describe("createAgentServer: metadata the server relies on", () => {
           "changed; leave it out",
       },
     });
+    expect(await call(handler, "POST", "/threads", { graph_id: "nope" }, ada)).toEqual({
+      status: 422,
+      body: {
+        error: "Unprocessable Entity",
+        message: "graph_id: names no graph of this server; use one of echo, other",
+      },
+    });
     expect(await serviceThreads()).toBe(0);
     const created = await call(handler, "POST", "/threads", { metadata: { owner: "ada" } }, ada);
     expect(created.status).toBe(200);
