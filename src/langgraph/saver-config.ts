@@ -299,9 +299,10 @@ export function checkSweepOptions(options: SweepOptions | undefined): void {
   retentionScope(options);
 }
 
+const THREAD_IDS = 'must be an array of thread ids, e.g. prune(["t1"], { keepLast: 1 })';
+
 const threadIdsSchema = z.array(z.unknown(), {
-  error: (issue) =>
-    `must be an array of thread ids, e.g. prune(["t1"], { keepLast: 1 }) (got ${describeValue(issue.input)})`,
+  error: (issue) => `${THREAD_IDS} (got ${describeValue(issue.input)})`,
 });
 
 /** `prune`'s thread ids: an array (a single id as a string would prune nothing). */

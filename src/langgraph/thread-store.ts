@@ -278,8 +278,9 @@ export class CheckpointThreads {
   /**
    * Every checkpoint thread of this saver: of its dataset, or, without one, those a saver without
    * one files (in no dataset or in their session's own: a thread in another app's dataset is not
-   * this saver's); with `scope` "account", every one of the account. All threads are listed, 100 per call, and with
-   * `withActivity` one more call per checkpoint thread reads its newest message's time.
+   * this saver's); with `scope` "account", every one of the account. All threads are listed,
+   * 100 per call, and with `withActivity` one more call per checkpoint thread reads its newest
+   * message's time.
    */
   async *checkpointThreads(
     withActivity = false,

@@ -17,7 +17,10 @@ export interface ParseOptions {
   rename?: (field: string) => string;
 }
 
-/** `["ttl", "defaultTTL"]` -> `ttl.defaultTTL`; `["messages", 2, "content"]` -> `messages[2].content`. */
+/**
+ * `["ttl", "defaultTTL"]` -> `ttl.defaultTTL`; `["messages", 2, "content"]` ->
+ * `messages[2].content`.
+ */
 export function fieldPath(path: readonly PropertyKey[], prefix = ""): string {
   let field = prefix;
   for (const key of path) {

@@ -99,6 +99,12 @@ const CASES: [name: string, work: () => unknown, field: string, message: string]
     "Invalid ttl.defaultTtl: is not a StudioCheckpointSaver ttl option; the checkpointer spells it defaultTTL, as LangGraph's Redis saver does",
   ],
   [
+    "StudioCheckpointSaver ttl.sweepIntervalMinutes (the store's timer)",
+    () => new StudioCheckpointSaver({ ttl: { defaultTTL: 60, sweepIntervalMinutes: 5 } } as never),
+    "ttl.sweepIntervalMinutes",
+    "Invalid ttl.sweepIntervalMinutes: is not a StudioCheckpointSaver ttl option; the checkpointer sweeps when sweep() or deleteThreads() is called: call it on a schedule",
+  ],
+  [
     "deleteThreads maxAge",
     () => new StudioCheckpointSaver(ADDRESSES).deleteThreads({ maxAge: 1000 } as never),
     "maxAge",
