@@ -59,6 +59,7 @@ const PURE_UNIT = [
   "test/unit/llms/converters.test.ts",
   "test/unit/models/context-overflow.test.ts",
   "test/unit/validation/**/*.pure.test.ts",
+  "test/unit/server/json-depth.pure.test.ts",
 ];
 
 /** "Unit" files that start the emulator on loopback: they run with the integration tests. */

@@ -24,12 +24,14 @@ export interface ServerContext {
   prefix: string;
   /** The largest request body accepted, in bytes. */
   maxBodyBytes: number;
+  /** The deepest JSON nesting a body may have (the body itself is level 1). */
+  maxJsonDepth: number;
   /** Tells the operator of an error the caller does not see in full. */
   report(error: unknown, request: Request): void;
 }
 
 export function readBody(ctx: ServerContext, request: Request): Promise<Record<string, unknown>> {
-  return readJson(request, ctx.maxBodyBytes);
+  return readJson(request, ctx.maxBodyBytes, ctx.maxJsonDepth);
 }
 
 /** The thread id a route's `:thread_id` names, or a 404 for one that cannot be decoded. */

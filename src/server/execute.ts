@@ -62,7 +62,7 @@ const RESERVED_CONFIGURABLE = /^(__|langgraph_auth_user|assistant_id$)/;
  * Run metadata keys a client may not set: the graph reads them (`config.metadata`) and the
  * checkpoints keep them (history filters), so they must be the server's word, not the body's.
  */
-const RESERVED_METADATA =
+export const RESERVED_METADATA =
   /^(__|langgraph_auth_user|assistant_id$|graph_id$|run_id$|thread_id$|run_attempt$)/;
 
 function callerMetadata(values: Record<string, unknown> | null | undefined) {

@@ -51,6 +51,11 @@ function isRunnable(value: unknown): value is RunnableGraph {
   );
 }
 
+/** A value `graphs` may hold: a compiled graph, or a `createAgent` result holding one. */
+export function isGraphLike(value: unknown): value is GraphLike {
+  return isRunnable(value) || isRunnable((value as { graph?: unknown } | null)?.graph);
+}
+
 export function bindGraph(
   graph: GraphLike,
   id: string,

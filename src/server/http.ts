@@ -2,6 +2,8 @@
  * Responses as the Agent Server API spells them: JSON bodies (messages serialised the way the
  * SDK reads them), errors as `{ error, message }`, and server-sent events.
  */
+import { fieldPath } from "../validation";
+import { DEFAULT_MAX_JSON_DEPTH, tooDeepAt } from "./json-depth";
 import { toWire } from "./wire";
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
@@ -24,9 +26,26 @@ export function notFound(what: string): Response {
   return problem(404, "Not Found", `${what} not found`);
 }
 
-/** The API's answer to a route it does not have. */
-export function unknownRoute(method: string, path: string): Response {
-  return json({ error: `${method} ${path} not implemented` }, 404);
+/**
+ * The answer to a path no route matches. `mountedAt`, when given, is the prefix before a path
+ * that a route does match (`/api` of `/api/threads/search`): the handler is likely mounted there
+ * without `basePath`, so the message says to pass it.
+ */
+export function unknownRoute(method: string, path: string, mountedAt?: string): Response {
+  const hint =
+    mountedAt === undefined
+      ? "check the method and path"
+      : `if the handler is mounted under "${mountedAt}", pass basePath: "${mountedAt}"`;
+  return problem(404, "Not Found", `no route matches ${method} ${path}; ${hint}`);
+}
+
+/** The answer to a path outside the handler's `basePath`. */
+export function outsideBasePath(method: string, path: string, prefix: string): Response {
+  return problem(
+    404,
+    "Not Found",
+    `no route matches ${method} ${path}: it is outside the server's basePath "${prefix}"`,
+  );
 }
 
 /** Thrown by route code: becomes its response at the top of the handler. */
@@ -87,13 +106,31 @@ async function readText(request: Request, limit: number): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-/** Reads a JSON body of at most `limit` bytes, tolerating an empty one. */
+/** A 422 naming where `text` nests deeper than `depth` levels, if it does. */
+function checkDepth(text: string, depth: number): void {
+  const path = tooDeepAt(text, depth);
+  if (path === undefined) return;
+  const field = path.length > 0 ? fieldPath(path.slice(0, 1)) : "body";
+  throw new HttpProblem(
+    422,
+    "Unprocessable Entity",
+    `${field}: nested more than ${depth} levels deep (the server's maxJsonDepth, counting the ` +
+      "body as one); send flatter JSON",
+  );
+}
+
+/**
+ * Reads a JSON body of at most `limit` bytes and `depth` levels of nesting, tolerating an empty
+ * one. Both are checked before the body is parsed.
+ */
 export async function readJson(
   request: Request,
   limit = DEFAULT_MAX_BODY_BYTES,
+  depth = DEFAULT_MAX_JSON_DEPTH,
 ): Promise<Record<string, unknown>> {
   const text = await readText(request, limit);
   if (text.trim() === "") return {};
+  checkDepth(text, depth);
   let value: unknown;
   try {
     value = JSON.parse(text);

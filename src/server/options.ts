@@ -1,8 +1,27 @@
-/** What `createAgentServer` is given. */
+/**
+ * What `createAgentServer` is given, and the one schema that checks it at construction: every
+ * failure a `StudioValidationError` naming the option, an unknown name refused with the closest
+ * known one (the client's options are known too: they build the thread list's client).
+ */
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import * as z from "zod/v4/mini";
 import type { StudioClient } from "../client";
-import type { StudioClientOptions } from "../client/options";
-import type { GraphLike } from "./graphs";
+import { CLIENT_OPTION_NAMES, type StudioClientOptions } from "../client/options";
+import { StudioValidationError } from "../errors";
+import {
+  describeValue,
+  functionField,
+  integerAtLeast,
+  type KnownKeys,
+  parseFields,
+  refuseUnknownKeys,
+} from "../validation";
+import { useEnglishMessages } from "../zod-locale";
+import { type GraphLike, isGraphLike } from "./graphs";
+import { DEFAULT_MAX_BODY_BYTES } from "./http";
+import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
+
+useEnglishMessages();
 
 /** Who is calling: a user id, or null (then 401). */
 export type AgentServerAuth = (
@@ -23,16 +42,137 @@ export interface AgentServerOptions extends StudioClientOptions {
   auth?: AgentServerAuth | undefined;
   /** The client keeping the thread list (else one is built from the client options). */
   client?: StudioClient | undefined;
-  /** Path prefix the handler is mounted under (e.g. "/api"), stripped before routing. */
+  /**
+   * Path prefix the handler is mounted under (e.g. "/api"): it starts with "/" and has no
+   * trailing "/". Paths outside it are 404s.
+   */
   basePath?: string | undefined;
   /**
    * Told of every error the handler did not expect (a 500, a 503 for the service's rate limit,
-   * a run whose thread list update failed), with the request. The browser gets only a generic
-   * message: service errors name hosts, paths and accounts. Default: `console.error`.
+   * a run whose thread list update failed, an `auth` hook that threw), with the request. The
+   * browser gets only a generic message: service errors name hosts, paths and accounts.
+   * Default: `console.error`.
    */
   onError?: ((error: unknown, request: Request) => void) | undefined;
   /** The largest request body accepted, in bytes; a larger one is a 413. Default 10 MiB. */
   maxBodyBytes?: number | undefined;
+  /**
+   * The deepest nesting of arrays and objects a JSON body may have (the body itself is level 1);
+   * a deeper one is a 422 before anything is created. Default 64.
+   */
+  maxJsonDepth?: number | undefined;
+  /**
+   * Keeps this handler's users apart from another handler's on the same account: the same user
+   * id under two tenants is two users. Default: none (handlers without a tenant share users).
+   */
+  tenant?: string | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const graphsSchema = z.pipe(
+  z.custom<Record<string, unknown>>(isPlainObject, {
+    error: "must be an object of graph id to graph, e.g. { agent: graph }",
+  }),
+  z
+    .record(
+      z.string(),
+      z.custom<GraphLike>(isGraphLike, {
+        error:
+          "is not a compiled LangGraph graph: pass StateGraph#compile() or a createAgent result",
+      }),
+    )
+    .check(
+      z.refine((graphs) => Object.keys(graphs).length > 0, {
+        error: "must name at least one graph, e.g. { agent: graph }",
+      }),
+    ),
+);
+
+const checkpointerSchema = z.custom<BaseCheckpointSaver>(
+  (value) =>
+    isPlainObjectLike(value) &&
+    typeof value.getTuple === "function" &&
+    typeof value.put === "function",
+  { error: "must be a LangGraph checkpointer, e.g. new StudioCheckpointSaver({ client })" },
+);
+
+const storeSchema = z.custom<BaseStore>(
+  (value) => isPlainObjectLike(value) && typeof value.batch === "function",
+  { error: "must be a LangGraph store (a BaseStore, e.g. new StudioStore({ client }))" },
+);
+
+function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** The server's own options, in the order they are checked (the first bad one is named). */
+const serverFieldsSchema = z.object({
+  graphs: graphsSchema,
+  checkpointer: checkpointerSchema,
+  store: z.optional(storeSchema),
+  auth: z.optional(functionField()),
+  basePath: z.optional(
+    z.string({ error: 'must be a path such as "/api"' }).check(
+      z.regex(/^(\/[^/?#\s]+)+$/, {
+        error: 'must start with "/" and not end with "/", e.g. "/api"',
+      }),
+    ),
+  ),
+  onError: z.optional(functionField()),
+  maxBodyBytes: z._default(
+    integerAtLeast(1, "must be a positive integer (bytes)", describeValue),
+    DEFAULT_MAX_BODY_BYTES,
+  ),
+  maxJsonDepth: z._default(
+    integerAtLeast(2, "must be an integer of at least 2 (levels)", describeValue),
+    DEFAULT_MAX_JSON_DEPTH,
+  ),
+  tenant: z.optional(
+    z.string({ error: "must be a string" }).check(
+      z.regex(/^[A-Za-z0-9._-]{1,64}$/, {
+        error: 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. "app-a"',
+      }),
+    ),
+  ),
+});
+
+const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));
+
+const SERVER_OPTION_KEYS: KnownKeys = {
+  owner: "createAgentServer",
+  known: [...SERVER_KEYS, ...CLIENT_OPTION_NAMES, "client"],
+  listed: [...SERVER_KEYS, "client", "and the client options"],
+};
+
+/** The server's options checked and defaulted, and the client's options apart. */
+export type ServerSettings = z.output<typeof serverFieldsSchema> & {
+  clientFields: StudioClientOptions & { client?: StudioClient | undefined };
+};
+
+/**
+ * `options` checked (naming the option at fault) and defaulted.
+ * @throws StudioValidationError naming the option (e.g. "graphs.agent") and what it must be.
+ */
+export function serverSettings(options: AgentServerOptions): ServerSettings {
+  if (!isPlainObject(options)) {
+    throw new StudioValidationError(
+      "options",
+      "must be an object such as { graphs, checkpointer }",
+    );
+  }
+  refuseUnknownKeys(options, SERVER_OPTION_KEYS);
+  const own: Record<string, unknown> = {};
+  const clientFields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    (SERVER_KEYS.has(key) ? own : clientFields)[key] = value;
+  }
+  return {
+    ...parseFields(serverFieldsSchema, own, "options"),
+    clientFields: clientFields as ServerSettings["clientFields"],
+  };
+}

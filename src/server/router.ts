@@ -13,6 +13,13 @@ export interface RouteEntry {
   pattern: RegExp;
   names: string[];
   run: Route;
+  /** Answered without asking `auth` for a user (health checks). */
+  open?: boolean;
+}
+
+/** A route that needs no user: a load balancer's health check, the UI's server probe. */
+export function openRoute(method: string, path: string, run: Route): RouteEntry {
+  return { ...route(method, path, run), open: true };
 }
 
 export function route(method: string, path: string, run: Route): RouteEntry {

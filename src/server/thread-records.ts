@@ -35,12 +35,14 @@ export interface StoredThread {
   snapshotIds: string[];
 }
 
-async function ownerHash(owner: string): Promise<string> {
-  return (await sha256Hex(`chat\u0000${owner}`)).slice(0, 32);
-}
-
-export async function ownerDataset(owner: string): Promise<string> {
-  return `lc-chat-${await ownerHash(owner)}`;
+/**
+ * The owner's hash. Under a tenant, the hashed text starts "chat-tenant" where the shared one
+ * starts "chat", and a tenant has no NUL: no owner of one space hashes as an owner of another.
+ */
+async function ownerHash(owner: string, tenant?: string): Promise<string> {
+  const text =
+    tenant === undefined ? `chat\u0000${owner}` : `chat-tenant\u0000${tenant}\u0000${owner}`;
+  return (await sha256Hex(text)).slice(0, 32);
 }
 
 /**
@@ -68,14 +70,17 @@ function isMissing(error: unknown): boolean {
 
 export class ThreadRecords {
   readonly #client: StudioClient;
+  readonly #tenant: string | undefined;
 
-  constructor(client: StudioClient) {
+  /** `tenant` keeps these owners apart from the same ids of another tenant (or of none). */
+  constructor(client: StudioClient, tenant?: string) {
     this.#client = client;
+    this.#tenant = tenant;
   }
 
   /** Creates the owner's thread with its first snapshot (one call). */
   async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
-    const hash = await ownerHash(owner);
+    const hash = await ownerHash(owner, this.#tenant);
     // The id is the service's: the first snapshot is written once the id is known.
     const thread = await this.#client.createThread({
       datasetId: `lc-chat-${hash}`,
@@ -95,7 +100,7 @@ export class ThreadRecords {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    if (!isChatThread(thread.metadata, await ownerHash(owner))) return undefined;
+    if (!isChatThread(thread.metadata, await ownerHash(owner, this.#tenant))) return undefined;
     const page = await this.#client.listMessages(threadId, {
       order: "desc",
       limit: SNAPSHOTS_READ,
@@ -127,7 +132,7 @@ export class ThreadRecords {
 
   /** Every thread of the owner, with its newest snapshot. */
   async list(owner: string): Promise<ThreadView[]> {
-    const datasetId = await ownerDataset(owner);
+    const datasetId = `lc-chat-${await ownerHash(owner, this.#tenant)}`;
     const views: ThreadView[] = [];
     for await (const entry of this.#client.iterateDatasetThreadsMessages({
       datasetId,

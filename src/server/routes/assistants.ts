@@ -4,7 +4,7 @@
  */
 import type { ServerContext } from "../context";
 import { json, notFound } from "../http";
-import { type RouteEntry, route } from "../router";
+import { openRoute, type RouteEntry, route } from "../router";
 
 const SERVER_STARTED = new Date().toISOString();
 
@@ -24,13 +24,15 @@ function assistant(id: string): Record<string, unknown> {
 
 export function assistantRoutes(ctx: ServerContext): RouteEntry[] {
   return [
-    route("GET", "/info", async () =>
+    // Health and server probes need no user: a load balancer's check (`/ok`, as the Agent Server
+    // names it) and agent-chat-ui's probe of the server (`/info`) carry no credentials.
+    openRoute("GET", "/info", async () =>
       json({
         version: "langchain-studio",
         flags: { assistants: true, crons: false, langsmith: false },
       }),
     ),
-    route("GET", "/ok", async () => json({ ok: true })),
+    openRoute("GET", "/ok", async () => json({ ok: true })),
     route("POST", "/assistants/search", async () => json([...ctx.graphs.keys()].map(assistant))),
     route("GET", "/assistants/:assistant_id", async (_r, _o, p) => {
       const id = decodeURIComponent(p.assistant_id ?? "");

@@ -12,12 +12,14 @@ import {
   RunCreateSchema,
   RunListQuerySchema,
 } from "../requests";
+import { checkRunMetadata } from "../reserved-metadata";
 import { type RouteEntry, route } from "../router";
 
 export function runRoutes(ctx: ServerContext): RouteEntry[] {
   return [
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
       const body = parseBody(RunCreateSchema, await readBody(ctx, request));
+      checkRunMetadata(body.metadata, body.assistant_id);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
       const graph = ctx.graphs.get(body.assistant_id);
       if (!graph) {

@@ -14,6 +14,7 @@ import {
   ThreadPatchSchema,
   ThreadSearchSchema,
 } from "../requests";
+import { checkThreadMetadata } from "../reserved-metadata";
 import { type RouteEntry, route } from "../router";
 import { emptyThreadState, toThreadState } from "../state";
 import { searchThreads, titleOf } from "../thread-view";
@@ -29,6 +30,14 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
           "thread_id: the server picks thread ids (the service's); leave it out",
         );
       }
+      if (body.graph_id && !ctx.graphs.has(body.graph_id)) {
+        throw new HttpProblem(
+          422,
+          "Unprocessable Entity",
+          `graph_id: names no graph of this server; use one of ${[...ctx.graphs.keys()].join(", ")}`,
+        );
+      }
+      checkThreadMetadata(body.metadata, { owner: ctx.auth ? owner : undefined }, ctx.graphs);
       const now = new Date().toISOString();
       const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
       if (ctx.auth) metadata.owner = owner;
@@ -65,6 +74,8 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
       const body = parseBody(ThreadPatchSchema, await readBody(ctx, request));
       // The update's own read is the owner check: another user's thread is a 404 there too.
       const saved = await ctx.lifecycle.update(owner, threadIdOf(p.thread_id ?? ""), (view) => {
+        // Checked against the record read in turn: what the server holds now.
+        checkThreadMetadata(body.metadata, view.metadata);
         const metadata = { ...view.metadata, ...(body.metadata ?? {}) };
         // The owner is the server's to say.
         if (ctx.auth) metadata.owner = owner;

@@ -393,7 +393,10 @@ describe("createAgentServer with the SDK's Client", () => {
       new Request("http://agent.test/crons/search", { method: "POST" }),
     );
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: "POST /crons/search not implemented" });
+    expect(await response.json()).toEqual({
+      error: "Not Found",
+      message: "no route matches POST /crons/search; check the method and path",
+    });
     // A thread id that is not valid percent-encoding is a thread that does not exist.
     const odd = await handler(new Request("http://agent.test/threads/%E0%A4%A"));
     expect(odd.status).toBe(404);

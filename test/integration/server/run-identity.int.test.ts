@@ -39,10 +39,26 @@ describe("createAgentServer: what the server says about a run", () => {
     });
     const client = sdkClient(handler, { "X-User": "mallory" });
     const thread = await client.threads.create();
+    // Body metadata naming another user or assistant is refused, naming the key; nothing runs.
+    for (const [key, value] of [
+      ["langgraph_auth_user_id", "alice"],
+      ["assistant_id", "admin"],
+      ["graph_id", "admin"],
+      ["run_id", "r1"],
+    ] as const) {
+      await expect(
+        collect(client.runs.stream(thread.thread_id, "spy", { metadata: { [key]: value } })),
+      ).rejects.toThrow(
+        `HTTP 422: {"error":"Unprocessable Entity","message":"metadata.${key}: is set by the ` +
+          `server on every run (the graph reads it from the run's config); leave it out"}`,
+      );
+    }
+    expect(seen).toEqual([]);
     await collect(
       client.runs.stream(thread.thread_id, "spy", {
         input: say("hi"),
-        metadata: { langgraph_auth_user_id: "alice", assistant_id: "admin", source: "ui" },
+        // Repeating the run's own assistant is no contradiction.
+        metadata: { assistant_id: "spy", source: "ui" },
         config: { configurable: { langgraph_auth_user_id: "alice", assistant_id: "admin" } },
       }),
     );
@@ -51,7 +67,7 @@ describe("createAgentServer: what the server says about a run", () => {
       metadata: { langgraph_auth_user_id: "mallory", graph_id: "spy", source: "ui" },
       configurable: { langgraph_auth_user_id: "mallory", graph_id: "spy" },
     });
-    // The assistant is the server's to say (as graph_id): the caller's word is dropped.
+    // The assistant is the server's to say (as graph_id): the caller's configurable is dropped.
     expect(JSON.stringify(seen[0])).not.toContain("admin");
   });
 });
