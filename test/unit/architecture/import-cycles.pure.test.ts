@@ -164,6 +164,184 @@ function findCycles(graph: Graph, limit = 100): string[] {
   return cycles;
 }
 
+/**
+ * The rooms of src/ (a folder, or a top-level file such as `validation.ts`) and which other rooms
+ * each may import, with the reason (STYLE.md: "No room imports a sibling"; code two rooms use gets
+ * a room below both). An import between rooms that is not listed here fails the test below: add
+ * the edge with its reason, or move the shared piece into a room below both. A room not named
+ * here may import nothing from another room. Delete an entry when its last import goes.
+ */
+const ROOM_EDGES: Record<string, Record<string, string>> = {
+  "api-types": {
+    "zod-locale": "the wire schemas are zod mini, which needs English messages set",
+  },
+  "zod-locale": {},
+  errors: {},
+  validation: {
+    "api-types": "metadata limits are the spec's (METADATA_LIMITS)",
+    errors: "a failed check is a StudioValidationError",
+    "zod-locale": "the field schemas are zod mini",
+  },
+  records: {
+    errors: "an unreadable or newer record is a typed error",
+    validation: "record fields are checked with the one field-check kit",
+    "zod-locale": "one zod mini schema per kind and format",
+  },
+  client: {
+    "api-types": "requests and responses are the wire shapes",
+    errors: "failed calls become typed errors (fromResponse)",
+    validation: "options are parsed with parseOrThrow; model URIs share one pattern",
+    "zod-locale": "the options schema is zod mini",
+  },
+  converters: {
+    "api-types": "they convert to and from the wire shapes",
+    errors: "an unconvertible value is a typed error",
+    records: "thread metadata is stored through the record layer's envelope",
+  },
+  models: {
+    "api-types": "the settings table names wire fields",
+    client: "ChatStudio and StudioLLM call through the client; serialization lists its options",
+    errors: "bad settings are typed errors",
+    validation: "sampling ranges and model URIs are checked once, in the kit",
+    "zod-locale": "the settings schemas are zod mini",
+  },
+  chat_models: {
+    "api-types": "chat completions are wire shapes",
+    client: "the model calls the service through the client",
+    converters: "messages, tools and usage are converted, not built here",
+    errors: "typed errors",
+    models: "the settings and request body ChatStudio shares with StudioLLM",
+  },
+  llms: {
+    "api-types": "completions are wire shapes",
+    client: "the LLM calls the service through the client",
+    converters: "usage and completions are converted, not built here",
+    errors: "typed errors",
+    models: "the settings and request body StudioLLM shares with ChatStudio",
+  },
+  crypto: {
+    converters: "keys and envelopes are base64, converted in one place",
+    errors: "a wrong key or a tampered envelope is a typed error",
+    threads: "the key ring's fields are parsed with the storage rooms' field helpers",
+    "zod-locale": "the key ring schema is zod mini",
+  },
+  threads: {
+    "api-types": "threads and messages are wire shapes",
+    client: "thread storage calls the service through the client",
+    converters: "stored messages are encoded by the thread-message converters",
+    errors: "typed errors",
+    records: "what threads store goes through the record layer",
+    validation: "metadata rules and value descriptions come from the kit",
+    "zod-locale": "the field schemas are zod mini",
+  },
+  chat_history: {
+    "api-types": "thread messages are wire shapes",
+    client: "the history is built over a client",
+    converters: "messages are stored in their encoded form",
+    errors: "typed errors",
+    records: "history messages are records of the record layer",
+    threads: "session lookup, confirmed writes and backoff are shared with the checkpointer",
+    "zod-locale": "the fields schema is zod mini",
+  },
+  langgraph: {
+    "api-types": "threads and messages are wire shapes",
+    client: "the saver is built over a client",
+    converters: "checkpoint values are base64 in stored records",
+    crypto: "records are sealed when the serde encrypts",
+    errors: "typed errors",
+    records: "checkpoint records are records of the record layer",
+    store: "the ./langgraph subpath re-exports StudioStore beside the saver (index.ts only)",
+    threads: "session lookup, confirmed writes, serial queue and backoff are shared",
+    validation: "saver fields are checked with the kit",
+    "zod-locale": "the fields schema is zod mini",
+  },
+  store: {
+    "api-types": "namespace threads are wire shapes",
+    client: "the store is built over a client",
+    converters: "values are base64 and codec keys are the thread-metadata converter's",
+    crypto: "payloads are sealed when the serde encrypts",
+    errors: "typed errors",
+    records: "store records are records of the record layer",
+    threads: "confirmed writes, serial queue and backoff are shared with the other memories",
+    "zod-locale": "the fields schema is zod mini",
+  },
+  datasets: {
+    "api-types": "datasets and thread messages are wire shapes",
+    client: "the recorder and the export call the service through the client",
+    converters: "recorded messages are encoded as the history encodes them",
+    errors: "typed errors",
+    models: "token estimates for the fine-tuning record checks",
+    threads: "the recorder writes threads as the history does (batches, backoff, call ids)",
+    validation: "record fields are checked with the kit",
+    "zod-locale": "the record schemas are zod mini",
+  },
+  assistants: {
+    "api-types": "assistants are wire shapes",
+    client: "assistants are created and read through the client",
+    converters: "assistant tools are converted from LangChain tools",
+    errors: "typed errors",
+    validation: "assistant fields and sampling ranges are checked with the kit",
+    "zod-locale": "the fields schema is zod mini",
+  },
+  agents: {
+    "api-types": "assistants and their tools are wire shapes",
+    assistants: "an agent is loaded from an assistant on the service",
+    chat_models: "the agent's model is a ChatStudio",
+    client: "the agent loads its assistant through the client",
+    converters: "assistant tools are matched to LangChain tools",
+    errors: "typed errors",
+    models: "model references resolve against the service's model list",
+    validation: "agent parameters are checked with the kit",
+    "zod-locale": "the parameter schemas are zod mini",
+  },
+  server: {
+    "api-types": "the chat-UI handler reads service threads",
+    client: "the handler is built over a client",
+    errors: "service errors become HTTP answers",
+    records: "thread snapshots are records of the record layer",
+    threads: "thread metadata keys and the service identity are shared with the memories",
+    "zod-locale": "the request schemas are zod mini",
+  },
+  emulator: {
+    "api-types": "the emulator imports only the wire types, never the client or the models",
+  },
+  index: {
+    "api-types": "the public surface re-exports the wire types",
+    assistants: "re-exports the assistant helpers",
+    chat_history: "re-exports StudioChatMessageHistory",
+    chat_models: "re-exports ChatStudio",
+    client: "re-exports StudioClient and its option types",
+    datasets: "re-exports the dataset helpers",
+    errors: "re-exports the error classes",
+    llms: "re-exports StudioLLM",
+    threads: "re-exports StudioWriteNotConfirmedError",
+  },
+};
+
+/** The room of a file under src/: its top folder, or the file's name for a top-level file. */
+function roomOf(file: string): string {
+  const [first = "", ...rest] = file.split("/");
+  return rest.length > 0 ? first : first.replace(/\.ts$/, "");
+}
+
+/** Imports between rooms that ROOM_EDGES does not allow, as `a → b (file imports target)`. */
+function forbiddenRoomEdges(
+  graph: Graph,
+  allowed: Record<string, Record<string, string>>,
+): string[] {
+  const found = new Map<string, string>();
+  for (const [file, edges] of [...graph].sort(([a], [b]) => a.localeCompare(b))) {
+    const from = roomOf(file);
+    for (const { to } of edges) {
+      const target = roomOf(to);
+      const edge = `${from} → ${target}`;
+      if (target === from || allowed[from]?.[target] !== undefined || found.has(edge)) continue;
+      found.set(edge, `${edge} (${file} imports ${to})`);
+    }
+  }
+  return [...found.values()];
+}
+
 describe("import graph of src/", () => {
   const { graph, unresolved } = importGraph();
 
@@ -174,6 +352,29 @@ describe("import graph of src/", () => {
 
   it("has no import cycle", () => {
     expect(findCycles(graph)).toEqual([]);
+  });
+
+  it("imports between rooms only along the edges of ROOM_EDGES", () => {
+    expect(forbiddenRoomEdges(graph, ROOM_EDGES)).toEqual([]);
+  });
+
+  it("the room check reports an edge not in the table, once, with a file that makes it", () => {
+    const sample: Graph = new Map([
+      [
+        "store/a.ts",
+        [
+          { to: "threads/x.ts", typeOnly: false },
+          { to: "store/b.ts", typeOnly: false },
+        ],
+      ],
+      ["store/b.ts", [{ to: "chat_history/y.ts", typeOnly: true }]],
+      ["store/c.ts", [{ to: "chat_history/z.ts", typeOnly: false }]],
+      ["validation.ts", [{ to: "errors/index.ts", typeOnly: false }]],
+    ]);
+    expect(forbiddenRoomEdges(sample, { store: { threads: "shared" } })).toEqual([
+      "store → chat_history (store/b.ts imports chat_history/y.ts)",
+      "validation → errors (validation.ts imports errors/index.ts)",
+    ]);
   });
 
   it("the cycle search reports a cycle as the file path that closes it", () => {
