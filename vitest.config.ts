@@ -108,6 +108,8 @@ export default defineConfig({
           name: "runtimes",
           sequence: { groupOrder: 1 },
           ...PROJECT_FILES.runtimes,
+          // Unpacks Chromium once, into the suite's own directory, before the files that launch it.
+          globalSetup: ["test/runtimes/chromium-setup.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 150_000,
