@@ -41,6 +41,10 @@ export default defineConfig({
     // vitest's default on 2 cores is one worker (cores - 1), which leaves a core idle whenever a
     // test waits on a child process, a socket or a timer. Two workers keep both busy.
     maxWorkers: 2,
+    // A test's timeout guards against a hang; it is not a speed target. vitest's 5 s default
+    // failed CPU-bound property and 16 MiB stream tests at a load average of 16 (#36).
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     projects: [
       {
         test: {
