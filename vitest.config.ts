@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vitest/config";
 import { MATRIX_PACKAGES } from "./test/matrix/packages";
-import { LOWEST_FILES, PROJECT_FILES } from "./test/projects";
+import { LOWEST_PROJECT_FILES, PROJECT_FILES } from "./test/projects";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
@@ -94,12 +94,23 @@ export default defineConfig({
               plugins: [resolveMatrixPackagesFrom(LOWEST_DIR)],
               test: {
                 name: "lowest",
-                ...LOWEST_FILES,
+                ...LOWEST_PROJECT_FILES.lowest,
                 environment: "node",
                 testTimeout: 60_000,
                 hookTimeout: 60_000,
                 env: { MATRIX_LEG: "lowest" },
                 globalSetup: ["test/matrix/print-versions.ts"],
+              },
+            },
+            {
+              plugins: [resolveMatrixPackagesFrom(LOWEST_DIR)],
+              test: {
+                // The lowest leg's pure files, sharing one module graph per worker as `pure` does.
+                name: "lowest-pure",
+                ...LOWEST_PROJECT_FILES["lowest-pure"],
+                environment: "node",
+                isolate: false,
+                env: { MATRIX_LEG: "lowest" },
               },
             },
           ]

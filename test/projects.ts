@@ -65,3 +65,17 @@ export const LOWEST_FILES: ProjectFiles = {
     "test/integration/chat_history/ledger.int.test.ts",
   ],
 };
+
+/**
+ * The lowest leg runs as two projects, as the newest does: its `.pure` files share one module
+ * graph per worker (LangChain loaded once, not once per file), the others are isolated.
+ */
+export const LOWEST_PROJECT_FILES = {
+  lowest: { include: LOWEST_FILES.include, exclude: [...LOWEST_FILES.exclude, PURE] },
+  "lowest-pure": {
+    include: LOWEST_FILES.include
+      .filter((glob) => glob.endsWith("/*.test.ts"))
+      .map((glob) => glob.replace(/\*\.test\.ts$/, "*.pure.test.ts")),
+    exclude: LOWEST_FILES.exclude,
+  },
+} satisfies Record<string, ProjectFiles>;

@@ -7,7 +7,12 @@
 import { join } from "node:path";
 import { globSync } from "tinyglobby";
 import { describe, expect, it } from "vitest";
-import { LOWEST_FILES, PROJECT_FILES, type ProjectFiles } from "../../projects";
+import {
+  LOWEST_FILES,
+  LOWEST_PROJECT_FILES,
+  PROJECT_FILES,
+  type ProjectFiles,
+} from "../../projects";
 
 const ROOT = join(import.meta.dirname, "../../..");
 
@@ -80,5 +85,15 @@ describe("test projects by file name", () => {
       expect(lowest.some((file) => file.startsWith(`test/unit/${area}/`))).toBe(true);
     }
     expect(lowest).toContain("test/matrix/versions.test.ts");
+  });
+
+  it("the lowest leg's two projects split its files, each file in exactly one", () => {
+    const split = membership(LOWEST_PROJECT_FILES);
+    const lowest = filesOf(LOWEST_FILES);
+    expect([...split].filter(([, names]) => names.length > 0).map(([file]) => file)).toEqual(
+      [...lowest].sort(),
+    );
+    expect(misplaced(new Map([...split].filter(([file]) => lowest.has(file))))).toEqual([]);
+    expect(split.get("test/unit/langgraph/plans.pure.test.ts")).toEqual(["lowest-pure"]);
   });
 });
