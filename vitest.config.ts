@@ -71,6 +71,14 @@ export default defineConfig({
         test: {
           name: "integration",
           ...PROJECT_FILES.integration,
+          // Each file starts its own emulator and the package keeps nothing per process that one
+          // file could see of another's (caches are keyed by the emulator's address; the retry
+          // clock is restored after each file), so the files share one module graph per worker:
+          // LangChain and LangGraph load once per worker, not once per file (#33). A test of a
+          // once-per-process behaviour re-imports the package with vi.resetModules().
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,
