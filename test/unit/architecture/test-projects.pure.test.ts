@@ -66,6 +66,15 @@ describe("test projects by file name", () => {
     expect(projectOf("test/runtimes/node.test.ts")).toBe("runtimes");
   });
 
+  it("keeps test/integration/ for the emulator and child processes: no plain unit file there", () => {
+    // A new file there named name.test.ts would run isolated with unit timeouts: rename it to
+    // name.int.test.ts (it starts the emulator) or name.process.test.ts (a child process).
+    const unitThere = [...projects]
+      .filter(([file, names]) => file.startsWith("test/integration/") && names.includes("unit"))
+      .map(([file]) => file);
+    expect(unitThere).toEqual([]);
+  });
+
   it("reports a file that no project or two projects pick up", () => {
     const sample = new Map([
       ["test/a.test.ts", ["unit"]],
