@@ -3,7 +3,8 @@
  * from it, the `StudioClientOptions` type, the list every class picks them from its fields with,
  * the per-call `RequestOptions` and their checks. An option added to the schema reaches all of
  * them, and fails to compile until `SERIALIZED` says whether a model's `toJSON()` keeps it
- * (test/unit/client/options.test.ts compiles this file with an option added, to prove it).
+ * (test/unit/client/options.process.test.ts compiles this file with an option added, to prove
+ * it).
  *
  * Every rule is the same for an option given to the client and for its per-call override: a
  * timeout of 1.5 ms is accepted in both places (timers take fractions of a millisecond).

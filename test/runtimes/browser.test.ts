@@ -4,14 +4,13 @@
  * Chromium is the `@sparticuz/chromium` devDependency (see chromium.ts), so `npm ci` is all a
  * machine needs; the page runs wherever the package ships its binary, Linux x64, CI included.
  */
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../helpers/run-command";
 import { type BundleReport, bundleForWeb, describeBundle } from "./bundle";
 import { CHROMIUM_PLATFORM, chromiumShipped, runInChromium } from "./chromium";
+import { chromiumPackageVersion } from "./chromium-unpack";
 import { RUNTIME_TIMEOUT_MS, scenarioSuite } from "./harness";
 
 let workDir: string | undefined;
@@ -28,9 +27,7 @@ function bundle(): Promise<BundleReport> {
 
 /** The Chromium major the pinned package ships: `@sparticuz/chromium` 153.0.0 is Chromium 153. */
 function shippedChromiumMajor(): string {
-  // Its exports map hides package.json from `require`; the installed file is the truth.
-  const manifest = join(REPO_ROOT, "node_modules", "@sparticuz", "chromium", "package.json");
-  const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string };
+  const version = chromiumPackageVersion();
   return version.split(".")[0] ?? version;
 }
 

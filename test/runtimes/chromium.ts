@@ -1,8 +1,9 @@
 /**
  * Runs the browser bundle in headless Chromium from the npm registry: `@sparticuz/chromium` ships a
- * brotli-packed chrome-headless-shell (Linux x64) inside the package, unpacked into the temp
- * directory at `executablePath()` with no download, and `puppeteer-core` drives it. Every machine
- * that ran `npm ci` therefore runs the page; no system browser is needed.
+ * brotli-packed chrome-headless-shell (Linux x64) inside the package, unpacked with no download
+ * once per suite into a directory of its own (chromium-unpack.ts, by the runtimes project's global
+ * setup), and `puppeteer-core` drives it. Every machine that ran `npm ci` therefore runs the page;
+ * no system browser is needed.
  *
  * One loopback server serves the page and the bundle AND proxies `/studio` and `/inference` to the
  * emulator, so the package calls its own origin and no CORS is involved. The page POSTs its result
@@ -13,14 +14,10 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import type { AddressInfo } from "node:net";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { chromiumExecutable } from "./chromium-unpack";
 import type { RuntimeOutcome, ScenarioResult } from "./harness";
 
-/** The one platform the package ships a binary for (it is built for AWS Lambda). */
-export const CHROMIUM_PLATFORM = "linux-x64";
-
-export function chromiumShipped(): boolean {
-  return `${process.platform}-${process.arch}` === CHROMIUM_PLATFORM;
-}
+export { CHROMIUM_PLATFORM, chromiumShipped } from "./chromium-platform";
 
 // The package's flags are meant for a Lambda; two of them turn off the browser's security model,
 // and the page must run as it would for a user, same-origin policy on.
@@ -124,7 +121,7 @@ async function servePage(
 
 export async function launch(timeoutMs: number): Promise<Browser> {
   return puppeteer.launch({
-    executablePath: await chromium.executablePath(),
+    executablePath: chromiumExecutable(),
     headless: "shell",
     args: FLAGS,
     timeout: timeoutMs,

@@ -40,14 +40,14 @@ afterAll(async () => {
 describe("an aborted stream", () => {
   it("lets its process exit on its own, with no chunk after the abort", async () => {
     // Before the fix the child ran for 10 minutes.
-    const { code, stdout, stderr, lingeredMs } = await runFixture(
+    // The fixture exits with code 3 and says what is open if anything holds it 2 s after its work.
+    const { code, stdout, stderr } = await runFixture(
       new URL("./fixtures/aborted-stream.ts", import.meta.url),
       [server.origin],
     );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(JSON.parse(stdout.trim())).toEqual({ error: "AbortError", before: 3, after: 0 });
-    expect(lingeredMs).toBeLessThan(3000);
     expect(closedByClient).toBe(1);
   }, 40_000);
 });

@@ -54,7 +54,11 @@ describe("profiles without a manual step", () => {
 
   it("a forgotten loadProfile: the agent's read warns once, and it falls back to a tool", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    const model = new ChatStudio(MODEL, fields());
+    // The warning is given once per process, and integration files share one module graph per
+    // worker: a fresh copy of the package's modules stands for a fresh process.
+    vi.resetModules();
+    const { ChatStudio: FreshChatStudio } = await import("../../../src/chat_models");
+    const model = new FreshChatStudio(MODEL, fields());
     models.push(model);
     expect(await askForPerson(model)).toEqual({ name: "Grace", age: 85 });
     expect(lastChatBody()).not.toHaveProperty("response_format");

@@ -1,0 +1,81 @@
+/**
+ * Which vitest project runs a test file, decided by the file's name (#33), so a new file lands in
+ * the right project with no list to keep. vitest.config.ts builds its projects from these globs,
+ * and test/unit/architecture/test-projects.pure.test.ts checks that every test file matches
+ * exactly one always-on project.
+ *
+ * | name                   | project       | what the file may do                                  |
+ * | ---------------------- | ------------- | ----------------------------------------------------- |
+ * | `name.test.ts`         | `unit`        | anything in process: nock, vi.mock, spies, fake timers |
+ * | `name.pure.test.ts`    | `pure`        | pure functions over values; nothing kept per process  |
+ * | `name.int.test.ts`     | `integration` | starts the emulator (loopback or in process)          |
+ * | `name.process.test.ts` | `packaging`   | a child process, the compiler, or `dist/`             |
+ * | `test/runtimes/*`      | `runtimes`    | the built package in Node, Bun, Deno, workerd, Chromium |
+ */
+
+/** Include and exclude globs of one project, relative to the repository root (as vitest's). */
+export interface ProjectFiles {
+  include: string[];
+  exclude: string[];
+}
+
+const PURE = "test/**/*.pure.test.ts";
+const INTEGRATION = "test/**/*.int.test.ts";
+const PROCESS = "test/**/*.process.test.ts";
+const RUNTIMES = "test/runtimes/**/*.test.ts";
+
+/** The projects every `vitest run` has; each test file belongs to exactly one of them. */
+export const PROJECT_FILES = {
+  unit: { include: ["test/**/*.test.ts"], exclude: [PURE, INTEGRATION, PROCESS, RUNTIMES] },
+  pure: { include: [PURE], exclude: [RUNTIMES] },
+  integration: { include: [INTEGRATION], exclude: [RUNTIMES] },
+  packaging: { include: [PROCESS], exclude: [RUNTIMES] },
+  runtimes: { include: [RUNTIMES], exclude: [] },
+} satisfies Record<string, ProjectFiles>;
+
+/**
+ * The version matrix's "lowest" leg (docs/compatibility.md): the areas that touch LangChain and
+ * LangGraph, run again with those packages resolved from `.matrix/lowest/node_modules` (the lowest
+ * versions the peer ranges allow, installed by `npm run matrix:install`). Chosen by folder, since
+ * what matters is which package a file exercises, not how it runs.
+ */
+export const LOWEST_FILES: ProjectFiles = {
+  include: [
+    "test/matrix/versions.test.ts",
+    "test/unit/chat_models/**/*.test.ts",
+    "test/integration/chat_models/**/*.test.ts",
+    "test/unit/llms/**/*.test.ts",
+    "test/integration/llms/**/*.test.ts",
+    "test/unit/langgraph/**/*.test.ts",
+    "test/integration/langgraph/**/*.test.ts",
+    "test/unit/store/**/*.test.ts",
+    "test/unit/assistants/**/*.test.ts",
+    "test/integration/assistants/**/*.test.ts",
+    "test/integration/chat_history/**/*.test.ts",
+  ],
+  exclude: [
+    // A child process would load the repository's own (newest) versions, not the lowest ones.
+    PROCESS,
+    // @langchain/langgraph-checkpoint-validation is not in the lowest install; it would load the
+    // repository's @langchain/core beside the lowest one.
+    "test/integration/langgraph/validation.int.test.ts",
+    // Fault and property tests of this package's own write paths: 30 to 70 s each, and what they
+    // prove does not depend on the LangChain version (the newest leg runs them).
+    "test/integration/langgraph/bounded-reads.int.test.ts",
+    "test/integration/chat_history/ledger.int.test.ts",
+  ],
+};
+
+/**
+ * The lowest leg runs as two projects, as the newest does: its `.pure` files share one module
+ * graph per worker (LangChain loaded once, not once per file), the others are isolated.
+ */
+export const LOWEST_PROJECT_FILES = {
+  lowest: { include: LOWEST_FILES.include, exclude: [...LOWEST_FILES.exclude, PURE] },
+  "lowest-pure": {
+    include: LOWEST_FILES.include
+      .filter((glob) => glob.endsWith("/*.test.ts"))
+      .map((glob) => glob.replace(/\*\.test\.ts$/, "*.pure.test.ts")),
+    exclude: LOWEST_FILES.exclude,
+  },
+} satisfies Record<string, ProjectFiles>;
