@@ -3,6 +3,7 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { StudioClient } from "../client";
 import type { StudioClientOptions } from "../client/options";
 import type { GraphLike } from "./graphs";
+import type { AgentServerKeyRing } from "./user-graphs";
 
 /** Who is calling: a user id, or null (then 401). */
 export type AgentServerAuth = (
@@ -33,6 +34,18 @@ export interface AgentServerOptions extends StudioClientOptions {
   onError?: ((error: unknown, request: Request) => void) | undefined;
   /** The largest request body accepted, in bytes; a larger one is a 413. Default 10 MiB. */
   maxBodyBytes?: number | undefined;
+  /**
+   * The largest run input (its `input` and `command` as JSON) accepted, in bytes; a larger one is
+   * a 413 before the run, leaving the thread as it was. Default 256 KiB (about 64,000 tokens).
+   */
+  maxInputBytes?: number | undefined;
+  /**
+   * Each user's encryption keys (`{ keys, activeKeyId }`, as `createEncryptedSerde` takes them),
+   * by the `auth` user id. The checkpoints and store values of a user's runs are sealed with them,
+   * a value one user's keys cannot open is an error, and plaintext is refused. Needs a
+   * `StudioCheckpointSaver` (and a `StudioStore`, if any).
+   */
+  keyRing?: AgentServerKeyRing | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;

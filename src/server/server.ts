@@ -8,30 +8,45 @@
 import { resolveClient } from "../client/resolve";
 import { StudioRateLimitError } from "../errors";
 import type { ServerContext } from "./context";
-import { bindGraph, type RunnableGraph } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES, HttpProblem, json, problem, unknownRoute } from "./http";
 import type { AgentServerHandler, AgentServerOptions } from "./options";
 import { matchRoute } from "./router";
 import { assistantRoutes } from "./routes/assistants";
 import { runRoutes } from "./routes/runs";
 import { threadRoutes } from "./routes/threads";
+import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
 import { ThreadRecords } from "./thread-records";
+import { userGraphs } from "./user-graphs";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
 
 export function createAgentServer(options: AgentServerOptions): AgentServerHandler {
-  const { graphs, checkpointer, store, auth, basePath, client, onError, maxBodyBytes, ...rest } =
-    options;
+  const {
+    graphs,
+    checkpointer,
+    store,
+    auth,
+    basePath,
+    client,
+    onError,
+    maxBodyBytes,
+    maxInputBytes,
+    keyRing,
+    ...rest
+  } = options;
   const records = new ThreadRecords(resolveClient({ ...rest, client }));
   const runs = new RunRegistry();
   const guard = guardWrites(checkpointer);
-  const bound = new Map<string, RunnableGraph>();
-  for (const [id, graph] of Object.entries(graphs)) {
-    bound.set(id, bindGraph(graph, id, guard.saver, store));
-  }
+  const { shared, forUser } = userGraphs({
+    graphs,
+    checkpointer,
+    store,
+    keyRing,
+    guard: guard.wrap,
+  });
   const ctx: ServerContext = {
     records,
     runs,
@@ -39,12 +54,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       records,
       runs,
       guard,
-      deleteCheckpoints: (threadId) => checkpointer.deleteThread(threadId),
+      deleteCheckpoints: async (threadId, owner) =>
+        (await forUser(owner)).checkpointer.deleteThread(threadId),
     }),
-    graphs: bound,
+    graphs: shared.graphs,
+    userGraphs: forUser,
     auth: auth !== undefined,
     prefix: (basePath ?? "").replace(/\/+$/, ""),
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    maxInputBytes: maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     report: (error, request) => report(onError, error, request),
   };
   const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
