@@ -37,7 +37,7 @@ import type { RunCreate } from "./requests";
 import { requireStartCheckpoint } from "./run-admission";
 import { RunRecord, type RunRegistry, type RunStatus } from "./runs";
 import type { StoredThread } from "./thread-records";
-import { afterRun, type ThreadView } from "./thread-view";
+import { afterRun, type ThreadView, withoutConversationText } from "./thread-view";
 import type { WriteGuard } from "./write-guard";
 
 /** The thread list calls the lifecycle makes (`ThreadRecords`, or a fake in tests). */
@@ -51,6 +51,11 @@ export interface LifecycleParts {
   records: ThreadRecordStore;
   runs: RunRegistry;
   guard: Pick<WriteGuard, "forbid" | "allow" | "forbidden" | "settled">;
+  /**
+   * True when the users' data is encrypted (`keyRing`): the thread record, kept in plaintext,
+   * then holds no words of the conversation (no title from it, no preview).
+   */
+  sealed?: boolean | undefined;
   /** Deletes the thread's checkpoints (the owner's checkpointer). */
   deleteCheckpoints(threadId: string, owner: string): Promise<void>;
 }
@@ -231,20 +236,23 @@ export class RunLifecycle {
     }
     const failed = status === "error" || state === undefined;
     try {
+      const kept = this.#parts.sealed ? withoutConversationText : (view: ThreadView) => view;
       await this.update(owner, run.thread_id, (latest) =>
-        afterRun(
-          {
-            ...latest,
-            metadata: {
-              ...latest.metadata,
-              graph_id: body.assistant_id,
-              assistant_id: body.assistant_id,
+        kept(
+          afterRun(
+            {
+              ...latest,
+              metadata: {
+                ...latest.metadata,
+                graph_id: body.assistant_id,
+                assistant_id: body.assistant_id,
+              },
             },
-          },
-          // Unread, the state adds nothing: the title and preview stay as they were.
-          state ?? { values: undefined, tasks: [] },
-          failed ? "error" : "success",
-          new Date(),
+            // Unread, the state adds nothing: the title and preview stay as they were.
+            state ?? { values: undefined, tasks: [] },
+            failed ? "error" : "success",
+            new Date(),
+          ),
         ),
       );
     } catch (error) {

@@ -54,6 +54,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       records,
       runs,
       guard,
+      sealed: keyRing !== undefined,
       deleteCheckpoints: async (threadId, owner) =>
         (await forUser(owner)).checkpointer.deleteThread(threadId),
     }),

@@ -66,7 +66,7 @@ describe('createAgentServer: a run from a checkpoint keep: "latest" deleted', ()
       collect(
         sdk.runs.stream(threadId, "echo", {
           input: say("uno"),
-          checkpoint: { checkpoint_id: checkpointId, checkpoint_ns: "" },
+          checkpoint: { checkpoint_id: checkpointId, checkpoint_ns: "", checkpoint_map: {} },
         }),
       ),
     ).rejects.toThrow(/409/);
