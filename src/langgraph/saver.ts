@@ -83,6 +83,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   /** The saver's own fields (not the client's), for `withSerde`. */
   readonly #own: StudioCheckpointSaverFields;
   readonly #client: StudioClient;
+  /** The dataset the saver keeps its threads in (and its retention reaches), if any. */
+  readonly datasetId: string | undefined;
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
@@ -91,6 +93,7 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     this.#values = isContextualSerde(serde) ? serde.inner : serde;
     this.#codec = isContextualSerde(serde) ? sealedRecords(serde) : PLAIN_RECORDS;
     this.#client = resolveClient(settings.clientFields);
+    this.datasetId = settings.datasetId;
     const clientKeys = new Set([...Object.keys(pickClientOptions(fields)), "client"]);
     this.#own = Object.fromEntries(
       Object.entries(fields).filter(([key]) => !clientKeys.has(key)),

@@ -7,6 +7,7 @@
  */
 import { resolveClient } from "../client/resolve";
 import { StudioRateLimitError } from "../errors";
+import { checkServerCheckpointer } from "./checkpointer-check";
 import type { ServerContext } from "./context";
 import { DEFAULT_MAX_BODY_BYTES, HttpProblem, json, problem, unknownRoute } from "./http";
 import type { AgentServerHandler, AgentServerOptions } from "./options";
@@ -37,6 +38,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     keyRing,
     ...rest
   } = options;
+  checkServerCheckpointer(checkpointer);
   const records = new ThreadRecords(resolveClient({ ...rest, client }));
   const runs = new RunRegistry();
   const guard = guardWrites(checkpointer);

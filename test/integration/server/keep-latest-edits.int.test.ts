@@ -27,7 +27,7 @@ function setUp(keep: "all" | "latest") {
   } as ConstructorParameters<typeof StudioClient>[0]);
   const handler = createAgentServer({
     graphs: { echo: echoGraph() },
-    checkpointer: new StudioCheckpointSaver({ client, keep }),
+    checkpointer: new StudioCheckpointSaver({ client, keep, datasetId: "chat-server" }),
     client,
   });
   return { handler, sdk: sdkClient(handler) };

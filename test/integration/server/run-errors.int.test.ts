@@ -48,7 +48,7 @@ function setUp() {
         () => new AgentRunError("That city is not supported yet.", { code: "unsupported_city" }),
       ),
     },
-    checkpointer: new StudioCheckpointSaver({ client }),
+    checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
     client,
     onError: (error) => {
       reported.push(error);

@@ -53,7 +53,7 @@ describe("createAgentServer: an input over maxInputBytes", () => {
     const client = studioClient();
     const handler = createAgentServer({
       graphs: { echo: echoGraph() },
-      checkpointer: new StudioCheckpointSaver({ client }),
+      checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
       client,
       maxInputBytes: 2_000,
     });
@@ -81,7 +81,7 @@ describe("createAgentServer: an input over maxInputBytes", () => {
     const client = studioClient();
     const handler = createAgentServer({
       graphs: { echo: echoGraph() },
-      checkpointer: new StudioCheckpointSaver({ client }),
+      checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
       client,
     });
     const thread = await sdkClient(handler).threads.create();

@@ -116,7 +116,7 @@ describe("createAgentServer: a PATCH while a run ends", () => {
     });
     const handler = createAgentServer({
       graphs: { first: replyGraph() },
-      checkpointer: new StudioCheckpointSaver({ client: studioClient() }),
+      checkpointer: new StudioCheckpointSaver({ client: studioClient(), datasetId: "chat-server" }),
       client: studio,
     });
     const client = sdkClient(handler);
