@@ -97,7 +97,7 @@ describe("createAgentServer: an input over maxInputBytes", () => {
 describe("createAgentServer: a run the checkpointer fails", () => {
   it("lists the thread as error, not idle, and reports the cause", async () => {
     const client = studioClient();
-    const saver = new FailingSaver({ client });
+    const saver = new FailingSaver({ client, datasetId: "chat-server" });
     const reported: unknown[] = [];
     const handler = createAgentServer({
       graphs: { echo: echoGraph() },
