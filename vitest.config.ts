@@ -57,6 +57,8 @@ const PURE_UNIT = [
   "test/unit/datasets/validate-record.test.ts",
   "test/unit/llms/converters.test.ts",
   "test/unit/models/context-overflow.test.ts",
+  "test/unit/server/run-admission.pure.test.ts",
+  "test/unit/server/run-errors.pure.test.ts",
 ];
 
 /** "Unit" files that start the emulator on loopback: they run with the integration tests. */

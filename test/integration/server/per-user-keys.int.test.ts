@@ -7,7 +7,9 @@
  */
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import {
+  InMemoryStore,
   type LangGraphRunnableConfig,
+  MemorySaver,
   MessagesAnnotation,
   START,
   StateGraph,
@@ -15,6 +17,7 @@ import {
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { toBase64 } from "../../../src/converters/base64";
+import { StudioValidationError } from "../../../src/errors";
 import {
   createEncryptedSerde,
   StudioCheckpointSaver,
@@ -198,5 +201,24 @@ describe("createAgentServer: per-user keys", () => {
     expect(JSON.stringify(events)).not.toContain("planted");
     expect(reported.at(-1)).toBeInstanceOf(StudioDecryptionError);
     expect((reported.at(-1) as StudioDecryptionError).reason).toBe("plaintext");
+  });
+
+  it("needs a StudioCheckpointSaver and a StudioStore, naming the option", () => {
+    const client = studioClient();
+    const keyRing = () => KEYS.alice!;
+    const graphs = { notes: notesGraph() };
+    expect(() =>
+      createAgentServer({ graphs, checkpointer: new MemorySaver(), client, keyRing }),
+    ).toThrow(
+      new StudioValidationError(
+        "checkpointer",
+        "must be a StudioCheckpointSaver when keyRing is set: each user's values are sealed " +
+          "with their keys through its withSerde view",
+      ),
+    );
+    const checkpointer = new StudioCheckpointSaver({ client, datasetId: "chat-server" });
+    expect(() =>
+      createAgentServer({ graphs, checkpointer, store: new InMemoryStore(), client, keyRing }),
+    ).toThrow("Invalid store: must be a StudioStore when keyRing is set");
   });
 });
