@@ -33,6 +33,14 @@ export function runErrorEvent(error: unknown): RunErrorEvent {
   if (isAgentRunError(error)) {
     return { error: "AgentRunError", message: error.message, code: error.code };
   }
+  // By name: core's class would add a dependency for one check, and its message is the service's.
+  if (error instanceof Error && error.name === "ContextOverflowError") {
+    return {
+      error: "RunError",
+      message: "The conversation is too long for the model. Start a new thread.",
+      code: "context_overflow",
+    };
+  }
   if (error instanceof StudioRateLimitError) {
     return {
       error: "RunError",

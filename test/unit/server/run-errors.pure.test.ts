@@ -29,6 +29,16 @@ describe("runErrorEvent", () => {
     });
   });
 
+  it("says the conversation is too long for core's ContextOverflowError", async () => {
+    const { ContextOverflowError } = await import("@langchain/core/errors");
+    const overflow = new ContextOverflowError("maximum context length is 8192 tokens (req_123)");
+    expect(runErrorEvent(overflow)).toEqual({
+      error: "RunError",
+      message: "The conversation is too long for the model. Start a new thread.",
+      code: "context_overflow",
+    });
+  });
+
   it("passes an AgentRunError's message and code through, by class or by shape", () => {
     expect(runErrorEvent(new AgentRunError("Pick a city."))).toEqual({
       error: "AgentRunError",
