@@ -1,7 +1,7 @@
 /**
  * The server's conversations are out of reach of another app's retention on the same account:
  * the server refuses a `StudioCheckpointSaver` without a `datasetId` of its own, and with one,
- * another app's `deleteThreads({ maxAgeMs })` leaves every conversation readable.
+ * another app's `deleteThreads` leaves every conversation readable.
  */
 import { MemorySaver } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -75,8 +75,10 @@ describe("createAgentServer: retention reach", () => {
       { source: "input", step: -1, parents: {} },
       {},
     );
-    expect(await otherApp.deleteThreads({ maxAgeMs: 0, dryRun: true })).toEqual(["report-1"]);
-    await otherApp.deleteThreads({ maxAgeMs: 0 });
+    // A cut-off after every write: every thread is older than it, the server's too.
+    const olderThan = new Date(Date.now() + 60_000);
+    expect(await otherApp.deleteThreads({ olderThan, dryRun: true })).toEqual(["report-1"]);
+    expect(await otherApp.deleteThreads({ olderThan })).toEqual(["report-1"]);
 
     const state = await sdk.threads.getState(thread.thread_id);
     expect(texts(state.values)).toEqual(["keep me", "You said: keep me"]);
