@@ -20,7 +20,7 @@ import { openBackend } from "./lib/backend";
 const backend = await openBackend();
 const handler = createAgentServer({
   graphs: { agent: chatAgent(backend.client, backend.model) },
-  checkpointer: new StudioCheckpointSaver({ client: backend.client }),
+  checkpointer: new StudioCheckpointSaver({ client: backend.client, datasetId: "chat-server" }),
   client: backend.client,
   basePath: "/api",
 });

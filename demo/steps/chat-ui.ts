@@ -25,7 +25,7 @@ export const chatUiStep: DemoStep = {
       graphs: {
         agent: createAgent({ model: chatModel(ctx, { temperature: 0 }), tools: [getWeather] }),
       },
-      checkpointer: new StudioCheckpointSaver({ client }),
+      checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
       client,
     });
     const sdk = new Client({

@@ -22,6 +22,8 @@ import {
   type SerializerProtocol,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
+import type { StudioClient } from "../client";
+import { pickClientOptions } from "../client/options";
 import { resolveClient } from "../client/resolve";
 import { isContextualSerde } from "../crypto/encrypted-serde";
 import { StudioValidationError } from "../errors";
@@ -77,6 +79,11 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
   readonly #codec: RecordCodec;
   /** The time to live: activity, read refreshes, deleting expired threads. */
   readonly #ttl: ThreadTtl;
+  /** The saver's own fields (not the client's), for `withSerde`. */
+  readonly #own: StudioCheckpointSaverFields;
+  readonly #client: StudioClient;
+  /** The dataset the saver keeps its threads in (and its retention reaches), if any. */
+  readonly datasetId: string | undefined;
 
   constructor(fields: StudioCheckpointSaverFields = {}) {
     super(fields.serde);
@@ -84,8 +91,14 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     const serde = this.serde;
     this.#values = isContextualSerde(serde) ? serde.inner : serde;
     this.#codec = isContextualSerde(serde) ? sealedRecords(serde) : PLAIN_RECORDS;
+    this.#client = resolveClient(settings.clientFields);
+    this.datasetId = settings.datasetId;
+    const clientKeys = new Set([...Object.keys(pickClientOptions(fields)), "client"]);
+    this.#own = Object.fromEntries(
+      Object.entries(fields).filter(([key]) => !clientKeys.has(key)),
+    ) as StudioCheckpointSaverFields;
     this.#threads = new CheckpointThreads(
-      resolveClient(settings.clientFields),
+      this.#client,
       settings.datasetId,
       settings.maxCachedThreads,
       this.#codec,
@@ -95,6 +108,15 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     this.#ttl = new ThreadTtl(settings.ttl, this.#threads, (threadId, record, what) =>
       this.#append(threadId, record, what),
     );
+  }
+
+  /**
+   * A saver like this one (its client, dataset, `keep`, `ttl`...) whose values go through `serde`,
+   * e.g. one user's `createEncryptedSerde`. It shares the client, not the cache: a cached thread
+   * holds opened values, which another key must not see.
+   */
+  withSerde(serde: SerializerProtocol): StudioCheckpointSaver {
+    return new StudioCheckpointSaver({ ...this.#own, client: this.#client, serde });
   }
 
   /**

@@ -4,6 +4,7 @@
  * `server.ts`; the routes (`routes/`) hold no state of their own.
  */
 
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { RunnableGraph } from "./graphs";
 import { HttpProblem, readJson } from "./http";
 import type { RunLifecycle } from "./run-lifecycle";
@@ -16,8 +17,13 @@ export interface ServerContext {
   records: ThreadRecords;
   runs: RunRegistry;
   lifecycle: RunLifecycle;
-  /** Graph id to the graph bound to the server's checkpointer and store. */
+  /** Graph id to the graph over the server's own checkpointer (runs use `userGraphs`). */
   graphs: ReadonlyMap<string, RunnableGraph>;
+  /** The user's graphs and checkpointer (with `keyRing`, sealed with the user's keys). */
+  userGraphs(owner: string): Promise<{
+    graphs: ReadonlyMap<string, RunnableGraph>;
+    checkpointer: BaseCheckpointSaver;
+  }>;
   /** True when the server has an `auth` hook (then each thread is its owner's). */
   auth: boolean;
   /** The path prefix the handler is mounted under, without a trailing slash. */
@@ -26,6 +32,8 @@ export interface ServerContext {
   maxBodyBytes: number;
   /** The deepest JSON nesting a body may have (the body itself is level 1). */
   maxJsonDepth: number;
+  /** The largest run input accepted, in bytes (`run-admission.ts`). */
+  maxInputBytes: number;
   /** Tells the operator of an error the caller does not see in full. */
   report(error: unknown, request: Request): void;
 }
@@ -60,10 +68,15 @@ export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
   return ctx.lifecycle.isBusy(view.thread_id) ? { ...view, status: "busy" } : view;
 }
 
-/** The graph that last ran on the thread, if the server still has it. */
-export function graphOf(ctx: ServerContext, view: ThreadView): RunnableGraph | undefined {
+/** The graph that last ran on the thread, as its owner runs it, if the server still has it. */
+export async function graphOf(
+  ctx: ServerContext,
+  owner: string,
+  view: ThreadView,
+): Promise<RunnableGraph | undefined> {
   const id = view.metadata.graph_id;
-  return typeof id === "string" ? ctx.graphs.get(id) : undefined;
+  if (typeof id !== "string" || !ctx.graphs.has(id)) return undefined;
+  return (await ctx.userGraphs(owner)).graphs.get(id);
 }
 
 /** The run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */

@@ -8,6 +8,7 @@ import { Command } from "@langchain/langgraph/web";
 import { debugEvent } from "./debug-events";
 import type { RunnableGraph } from "./graphs";
 import type { RunCreate, StreamMode } from "./requests";
+import { runErrorEvent } from "./run-errors";
 import type { RunRecord, RunStatus } from "./runs";
 import { wireJson } from "./wire";
 
@@ -118,12 +119,21 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (error instanceof Error && error.name === "AbortError");
 }
 
-/** Streams the run into its record; resolves with how it ended. */
+/** LangGraph's pause for an interrupt: the thread's state shows it, it is not a failure. */
+function isGraphInterrupt(error: unknown): boolean {
+  return error instanceof Error && error.name === "GraphInterrupt";
+}
+
+/**
+ * Streams the run into its record; resolves with how it ended. A failure is an `error` event the
+ * user may see (`run-errors.ts`), its cause handed to `report`.
+ */
 export async function executeRun(
   graph: RunnableGraph,
   run: RunRecord,
   body: RunCreate,
-  userId?: string,
+  userId: string | undefined,
+  report: (error: unknown) => void,
 ): Promise<RunStatus> {
   const modes = requestedModes(body);
   const wantsDebug = modes.includes("debug");
@@ -161,13 +171,9 @@ export async function executeRun(
     return "success";
   } catch (error) {
     if (isAbort(error, signal)) return "interrupted";
-    run.push(
-      "error",
-      wireJson({
-        error: error instanceof Error ? error.name : "Error",
-        message: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    if (isGraphInterrupt(error)) return "success";
+    report(error);
+    run.push("error", wireJson(runErrorEvent(error)));
     return "error";
   }
 }

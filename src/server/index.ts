@@ -6,6 +6,8 @@
 
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
+export { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+export { AgentRunError, type RunErrorEvent } from "./run-errors";
 export {
   type AgentServerAuth,
   type AgentServerHandler,
@@ -13,3 +15,4 @@ export {
   createAgentServer,
 } from "./server";
 export type { ThreadStatus, ThreadView } from "./thread-view";
+export type { AgentServerKeyRing } from "./user-graphs";

@@ -20,6 +20,8 @@ import { useEnglishMessages } from "../zod-locale";
 import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
+import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+import type { AgentServerKeyRing } from "./user-graphs";
 
 useEnglishMessages();
 
@@ -66,6 +68,18 @@ export interface AgentServerOptions extends StudioClientOptions {
    * id under two tenants is two users. Default: none (handlers without a tenant share users).
    */
   tenant?: string | undefined;
+  /**
+   * The largest run input (its `input` and `command` as JSON) accepted, in bytes; a larger one is
+   * a 413 before the run, leaving the thread as it was. Default 256 KiB (about 64,000 tokens).
+   */
+  maxInputBytes?: number | undefined;
+  /**
+   * Each user's encryption keys (`{ keys, activeKeyId }`, as `createEncryptedSerde` takes them),
+   * by the `auth` user id. The checkpoints and store values of a user's runs are sealed with them,
+   * a value one user's keys cannot open is an error, and plaintext is refused. Needs a
+   * `StudioCheckpointSaver` (and a `StudioStore`, if any).
+   */
+  keyRing?: AgentServerKeyRing | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -132,6 +146,11 @@ const serverFieldsSchema = z.object({
     integerAtLeast(2, "must be an integer of at least 2 (levels)", describeValue),
     DEFAULT_MAX_JSON_DEPTH,
   ),
+  maxInputBytes: z._default(
+    integerAtLeast(1, "must be a positive integer (bytes)", describeValue),
+    DEFAULT_MAX_INPUT_BYTES,
+  ),
+  keyRing: z.optional(functionField()),
   tenant: z.optional(
     z.string({ error: "must be a string" }).check(
       z.regex(/^[A-Za-z0-9._-]{1,64}$/, {

@@ -49,3 +49,21 @@ export function matchRoute(
   }
   return undefined;
 }
+/** The path the routes see: `pathname` within `prefix`, or undefined when it is outside. */
+export function routedPath(pathname: string, prefix: string): string | undefined {
+  if (prefix === "") return pathname;
+  if (pathname === prefix) return "/";
+  return pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length) : undefined;
+}
+
+/** The prefix before the part of `path` a route matches (`/api` of `/api/ok`), if any. */
+export function mountedAt(
+  routes: Parameters<typeof matchRoute>[0],
+  method: string,
+  path: string,
+): string | undefined {
+  for (let at = path.indexOf("/", 1); at > 0; at = path.indexOf("/", at + 1)) {
+    if (matchRoute(routes, method, path.slice(at))) return path.slice(0, at);
+  }
+  return undefined;
+}

@@ -21,15 +21,23 @@
  *    around the wait, the graph and the save, whatever throws.
  * 5. `run.done` means the graph ended and the thread record was saved (or its save failed and was
  *    reported). A run cancelled for a delete skips the save: the record is about to go.
+ * 6. A failed run leaves its thread listed `error`, whatever else failed with it: the graph's
+ *    state is read for the title and preview, and a state that cannot be read (a checkpointer
+ *    that failed the run fails there too) still gets the record its `error` status.
+ * 7. A run that names a checkpoint to start from checks it again once the runs ahead of it have
+ *    ended (one of them may have deleted it under `keep: "latest"`): missing, the run ends in an
+ *    `error` event naming it, before the graph is called and with the thread unchanged.
  */
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { KeyedSerialQueue } from "../threads/serial-queue";
 import { executeRun } from "./execute";
-import type { RunnableGraph } from "./graphs";
+import type { RunnableGraph, StateSnapshotLike } from "./graphs";
 import { HttpProblem } from "./http";
 import type { RunCreate } from "./requests";
+import { requireStartCheckpoint } from "./run-admission";
 import { RunRecord, type RunRegistry, type RunStatus } from "./runs";
 import type { StoredThread } from "./thread-records";
-import { afterRun, type ThreadView } from "./thread-view";
+import { afterRun, type ThreadView, withoutConversationText } from "./thread-view";
 import type { WriteGuard } from "./write-guard";
 
 /** The thread list calls the lifecycle makes (`ThreadRecords`, or a fake in tests). */
@@ -43,8 +51,13 @@ export interface LifecycleParts {
   records: ThreadRecordStore;
   runs: RunRegistry;
   guard: Pick<WriteGuard, "forbid" | "allow" | "forbidden" | "settled">;
-  /** Deletes the thread's checkpoints (the server's checkpointer). */
-  deleteCheckpoints(threadId: string): Promise<void>;
+  /**
+   * True when the users' data is encrypted (`keyRing`): the thread record, kept in plaintext,
+   * then holds no words of the conversation (no title from it, no preview).
+   */
+  sealed?: boolean | undefined;
+  /** Deletes the thread's checkpoints (the owner's checkpointer). */
+  deleteCheckpoints(threadId: string, owner: string): Promise<void>;
 }
 
 export interface RunRequest {
@@ -54,14 +67,19 @@ export interface RunRequest {
   body: RunCreate;
   /** The caller's user id for the graph's config, when the server has `auth`. */
   userId?: string | undefined;
+  /** The graph's checkpointer: a run naming a checkpoint checks it is still there (rule 7). */
+  checkpointer?: BaseCheckpointSaver | undefined;
   /** Told of an error the caller cannot see (the final save failing). */
   report(error: unknown): void;
 }
 
-/** What a run's final save names when the thread list could not be updated. */
+/** What a run names when its thread record could not be updated or its state read back. */
 const SAVE_FAILED = JSON.stringify({
   error: "ThreadSaveError",
-  message: "The run ended but the thread list was not updated; see the server's log",
+  message:
+    "The run ended but the thread was not saved. Try again; if it keeps failing, contact " +
+    "the site's owner.",
+  code: "thread_save_failed",
 });
 
 export class RunLifecycle {
@@ -140,7 +158,7 @@ export class RunLifecycle {
    * checkpoint writes under way, then deletes its checkpoints and its record. On failure the
    * thread takes runs again.
    */
-  async delete(threadId: string): Promise<void> {
+  async delete(threadId: string, owner = ""): Promise<void> {
     const { runs, guard, records, deleteCheckpoints } = this.#parts;
     guard.forbid(threadId);
     const live = runs.live(threadId);
@@ -149,7 +167,7 @@ export class RunLifecycle {
     try {
       await Promise.all(live.map((run) => run.done));
       await guard.settled(threadId);
-      await deleteCheckpoints(threadId);
+      await deleteCheckpoints(threadId, owner);
       await this.#records.run(threadId, () => records.delete(threadId));
     } catch (error) {
       guard.allow(threadId);
@@ -165,12 +183,20 @@ export class RunLifecycle {
       await ahead;
       if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
       run.begin();
-      status = await executeRun(request.graph, run, request.body, request.userId).catch(
-        (error: unknown) => {
-          request.report(error);
-          return "error" as const;
-        },
-      );
+      if (!(await this.#startsFromReadable(run, request))) {
+        status = "error";
+        return;
+      }
+      status = await executeRun(
+        request.graph,
+        run,
+        request.body,
+        request.userId,
+        request.report,
+      ).catch((error: unknown) => {
+        request.report(error);
+        return "error" as const;
+      });
       if (this.#parts.guard.forbidden(run.thread_id)) return;
       status = await this.#save(run, status, request);
     } catch (error) {
@@ -181,34 +207,62 @@ export class RunLifecycle {
     }
   }
 
-  /** The thread record after the run: its final state, its graph, its status (rule 5). */
+  /** Rule 7: false (after an `error` event naming it) when the named checkpoint is gone. */
+  async #startsFromReadable(run: RunRecord, request: RunRequest): Promise<boolean> {
+    if (!request.checkpointer) return true;
+    try {
+      await requireStartCheckpoint(request.checkpointer, run.thread_id, request.body);
+      return true;
+    } catch (error) {
+      if (!(error instanceof HttpProblem)) throw error;
+      run.push(
+        "error",
+        JSON.stringify({ error: "RunError", message: error.message, code: "checkpoint_not_found" }),
+      );
+      return false;
+    }
+  }
+
+  /** The thread record after the run: its final state, its graph, its status (rules 5, 6). */
   async #save(run: RunRecord, status: RunStatus, request: RunRequest): Promise<RunStatus> {
     const { graph, body, owner } = request;
+    // The state is read before the record is queued for its change, so a PATCH is not held
+    // back by the graph's read.
+    let state: StateSnapshotLike | undefined;
     try {
-      // The state is read before the record is queued for its change, so a PATCH is not held
-      // back by the graph's read.
-      const state = await graph.getState({ configurable: { thread_id: run.thread_id } });
+      state = await graph.getState({ configurable: { thread_id: run.thread_id } });
+    } catch (error) {
+      request.report(error);
+    }
+    const failed = status === "error" || state === undefined;
+    try {
+      const kept = this.#parts.sealed ? withoutConversationText : (view: ThreadView) => view;
       await this.update(owner, run.thread_id, (latest) =>
-        afterRun(
-          {
-            ...latest,
-            metadata: {
-              ...latest.metadata,
-              graph_id: body.assistant_id,
-              assistant_id: body.assistant_id,
+        kept(
+          afterRun(
+            {
+              ...latest,
+              metadata: {
+                ...latest.metadata,
+                graph_id: body.assistant_id,
+                assistant_id: body.assistant_id,
+              },
             },
-          },
-          state,
-          status === "error" ? "error" : "success",
-          new Date(),
+            // Unread, the state adds nothing: the title and preview stay as they were.
+            state ?? { values: undefined, tasks: [] },
+            failed ? "error" : "success",
+            new Date(),
+          ),
         ),
       );
-      return status;
     } catch (error) {
       request.report(error);
       if (status !== "success") return status;
       run.push("error", SAVE_FAILED);
       return "error";
     }
+    if (status !== "success" || state !== undefined) return status;
+    run.push("error", SAVE_FAILED);
+    return "error";
   }
 }

@@ -129,6 +129,16 @@ export function afterRun(
   };
 }
 
+/**
+ * The view without the conversation's words (the title taken from the first message, the
+ * preview), for a server whose users' data is encrypted (`keyRing`): the thread list is stored in
+ * plaintext. A title the caller set in metadata is kept (metadata is stored as given).
+ */
+export function withoutConversationText(view: ThreadView): ThreadView {
+  const set = view.metadata.title;
+  return { ...view, title: typeof set === "string" && set !== "" ? set : null, preview: null };
+}
+
 /** A title the caller set in metadata wins over the one taken from the first message. */
 export function titleOf(view: ThreadView): string | null {
   const set = view.metadata.title;

@@ -13,6 +13,8 @@ import { InFlight, RecentKeys } from "../threads/in-flight";
 export interface WriteGuard {
   /** The checkpointer to give the graphs (every call goes to the one passed in). */
   saver: BaseCheckpointSaver;
+  /** Another checkpointer (a user's view of the same one) guarded by the same rules. */
+  wrap(checkpointer: BaseCheckpointSaver): BaseCheckpointSaver;
   /** Resolves once the thread has no write in flight (however each one ended). */
   settled(threadId: string): Promise<void>;
   /** The thread is being deleted: its writes from now on are dropped, never stored. */
@@ -37,30 +39,32 @@ export function guardWrites(checkpointer: BaseCheckpointSaver): WriteGuard {
 
   // A proxy, not a subclass or `Object.create`: the saver's own methods run with `this` the saver
   // itself (its `#private` fields), and `instanceof BaseCheckpointSaver` still holds.
-  const saver = new Proxy(checkpointer, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      if (!TRACKED.has(property)) return value.bind(target);
-      return (config: { configurable?: Record<string, unknown> }, ...rest: unknown[]) => {
-        const threadId = config?.configurable?.thread_id;
-        if (typeof threadId !== "string") return value.call(target, config, ...rest);
-        if (forbidden.has(threadId)) {
-          // What `put` answers (the checkpoint's config); `putWrites` answers nothing.
-          const checkpoint = rest[0] as { id?: unknown } | undefined;
-          return Promise.resolve(
-            property === "put"
-              ? { configurable: { ...config.configurable, checkpoint_id: checkpoint?.id } }
-              : undefined,
-          );
-        }
-        return inFlight.track(threadId, Promise.resolve(value.call(target, config, ...rest)));
-      };
-    },
-  });
+  const wrap = (checkpointer: BaseCheckpointSaver) =>
+    new Proxy(checkpointer, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== "function") return value;
+        if (!TRACKED.has(property)) return value.bind(target);
+        return (config: { configurable?: Record<string, unknown> }, ...rest: unknown[]) => {
+          const threadId = config?.configurable?.thread_id;
+          if (typeof threadId !== "string") return value.call(target, config, ...rest);
+          if (forbidden.has(threadId)) {
+            // What `put` answers (the checkpoint's config); `putWrites` answers nothing.
+            const checkpoint = rest[0] as { id?: unknown } | undefined;
+            return Promise.resolve(
+              property === "put"
+                ? { configurable: { ...config.configurable, checkpoint_id: checkpoint?.id } }
+                : undefined,
+            );
+          }
+          return inFlight.track(threadId, Promise.resolve(value.call(target, config, ...rest)));
+        };
+      },
+    });
 
   return {
-    saver,
+    saver: wrap(checkpointer),
+    wrap,
     allow: (threadId) => forbidden.delete(threadId),
     forbid: (threadId) => forbidden.set(threadId, true),
     forbidden: (threadId) => forbidden.has(threadId),

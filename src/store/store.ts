@@ -18,6 +18,7 @@ import {
   type Operation,
   type OperationResults,
   type SearchOperation,
+  type SerializerProtocol,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import { resolveSessionClient } from "../threads/service-identity";
@@ -42,8 +43,9 @@ const clock = new StampClock();
 type Reader = (namespace: readonly string[]) => Promise<NamespaceLog | undefined>;
 
 export class StudioStore extends BaseStore {
-  readonly #threads: NamespaceThreads;
-  readonly #settings: StoreSettings;
+  // Not readonly: a `withSerde` view takes its origin's.
+  #threads: NamespaceThreads;
+  #settings: StoreSettings;
   #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(fields: StudioStoreFields = {}) {
@@ -57,6 +59,18 @@ export class StudioStore extends BaseStore {
       maxMessageChars,
       maxConcurrentReads,
     });
+  }
+
+  /**
+   * A store like this one whose values go through `serde` (e.g. one user's
+   * `createEncryptedSerde`). It shares the client and the namespaces read, whose logs keep values
+   * as stored (sealed, opened on each read), so a view costs no calls and no memory of its own.
+   */
+  withSerde(serde: SerializerProtocol): StudioStore {
+    const view = new StudioStore({ client: this.#threads.client });
+    view.#settings = { ...this.#settings, serde };
+    view.#threads = this.#threads;
+    return view;
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {

@@ -77,7 +77,7 @@ if (chromiumShipped()) {
       });
       const handler = createAgentServer({
         graphs: { agent: chatAgent(client, "studio/echo-small") },
-        checkpointer: new StudioCheckpointSaver({ client }),
+        checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
         client,
         basePath: "/api",
       });

@@ -14,23 +14,29 @@ import {
 } from "../requests";
 import { checkRunMetadata } from "../reserved-metadata";
 import { type RouteEntry, route } from "../router";
+import { checkInputSize, requireStartCheckpoint } from "../run-admission";
 
 export function runRoutes(ctx: ServerContext): RouteEntry[] {
   return [
     route("POST", "/threads/:thread_id/runs/stream", async (request, owner, p) => {
       const body = parseBody(RunCreateSchema, await readBody(ctx, request));
       checkRunMetadata(body.metadata, body.assistant_id);
+      checkInputSize(body, ctx.maxInputBytes);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const graph = ctx.graphs.get(body.assistant_id);
-      if (!graph) {
+      if (!ctx.graphs.has(body.assistant_id)) {
         throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
       }
+      const mine = await ctx.userGraphs(owner);
+      const graph = mine.graphs.get(body.assistant_id)!;
+      const threadId = stored.view.thread_id;
+      await requireStartCheckpoint(mine.checkpointer, threadId, body);
       const run = ctx.lifecycle.submit({
         owner,
-        threadId: stored.view.thread_id,
+        threadId,
         graph,
         body,
         userId: ctx.auth ? owner : undefined,
+        checkpointer: mine.checkpointer,
         report: (error) => ctx.report(error, request),
       });
       const continues = body.on_disconnect ? body.on_disconnect === "continue" : run.resumable;

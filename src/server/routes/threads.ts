@@ -86,12 +86,12 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     }),
     route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      await ctx.lifecycle.delete(stored.view.thread_id);
+      await ctx.lifecycle.delete(stored.view.thread_id, owner);
       return noContent();
     }),
     route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {
       const { view } = await ownThread(ctx, owner, p.thread_id ?? "");
-      const graph = graphOf(ctx, view);
+      const graph = await graphOf(ctx, owner, view);
       if (!graph) return json(emptyThreadState());
       const { subgraphs } = parseQuery(StateQuerySchema, url);
       const state = await graph.getState(
@@ -103,7 +103,7 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     route("POST", "/threads/:thread_id/history", async (request, owner, p) => {
       const body = parseBody(HistorySchema, await readBody(ctx, request));
       const { view } = await ownThread(ctx, owner, p.thread_id ?? "");
-      const graph = graphOf(ctx, view);
+      const graph = await graphOf(ctx, owner, view);
       if (!graph) return json([]);
       const before =
         typeof body.before === "string"

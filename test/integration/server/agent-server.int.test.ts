@@ -369,7 +369,7 @@ describe("createAgentServer with the SDK's Client", () => {
     const client = new StudioClient({ baseUrl, proxyUrl, apiKey });
     const handler = createAgentServer({
       graphs: { memo: memoGraph() },
-      checkpointer: new StudioCheckpointSaver({ client }),
+      checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
       store: new StudioStore({ client }),
       client,
     });

@@ -63,7 +63,7 @@ export function studioServer(
       echo: echoGraph(),
       whoami: whoamiGraph(),
     },
-    checkpointer: new StudioCheckpointSaver({ client }),
+    checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
     client,
     ...extra,
   });

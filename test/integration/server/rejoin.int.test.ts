@@ -113,7 +113,7 @@ describe("a page that reloads during a run", () => {
     } as ConstructorParameters<typeof StudioClient>[0]);
     const handler = createAgentServer({
       graphs: { slow: released.graph },
-      checkpointer: new StudioCheckpointSaver({ client: studio }),
+      checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
       client: studio,
     });
     const client = sdkClient(handler);

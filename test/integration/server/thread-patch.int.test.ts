@@ -76,7 +76,7 @@ describe("createAgentServer: a PATCH while a run ends", () => {
       .compile();
     const { handler } = studioServer(emulator.handle, {
       graphs: { patched: graph },
-      checkpointer: new PatchingSaver({ client: studioClient() }),
+      checkpointer: new PatchingSaver({ client: studioClient(), datasetId: "chat-server" }),
     });
     client = sdkClient(handler);
     threadId = (await client.threads.create({ metadata: { from: "test" } })).thread_id;
@@ -116,7 +116,7 @@ describe("createAgentServer: a PATCH while a run ends", () => {
     });
     const handler = createAgentServer({
       graphs: { first: replyGraph() },
-      checkpointer: new StudioCheckpointSaver({ client: studioClient() }),
+      checkpointer: new StudioCheckpointSaver({ client: studioClient(), datasetId: "chat-server" }),
       client: studio,
     });
     const client = sdkClient(handler);
