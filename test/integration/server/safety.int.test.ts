@@ -30,7 +30,7 @@ function server(extra: Partial<AgentServerOptions> = {}): Handler {
   const client = studio();
   return createAgentServer({
     graphs: { echo: echoGraph(), other: echoGraph() },
-    checkpointer: new StudioCheckpointSaver({ client }),
+    checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
     client,
     ...extra,
   });

@@ -314,6 +314,7 @@ const ROOM_EDGES: Record<string, Record<string, string>> = {
     errors: "service errors become HTTP answers",
     records: "thread snapshots are records of the record layer",
     threads: "thread metadata keys and the service identity are shared with the memories",
+    crypto: "each user's checkpoints and store values are sealed with their key ring (keyRing)",
     "zod-locale": "the request schemas are zod mini",
   },
   emulator: {
