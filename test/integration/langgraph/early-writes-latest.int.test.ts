@@ -6,11 +6,10 @@
  */
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { expect, it } from "vitest";
-import { StudioClient } from "../../../src/client";
 import type { StudioCheckpointSaver } from "../../../src/langgraph";
 import { useSaverEmulator } from "./saver-emulator";
 
-const { emulator, saver } = useSaverEmulator();
+const { newClient, saver } = useSaverEmulator();
 
 const metadata = (step: number) => ({ source: "loop", step, parents: {} }) as never;
 
@@ -71,7 +70,7 @@ it('keep "latest": the records kept for an early write go at the next put', asyn
 });
 
 it("a write whose value was cut around records another process deleted is left out, never handed back cut", async () => {
-  const client = new StudioClient(emulator.handle);
+  const client = newClient();
   const messagesOf = async () => {
     const thread = (await client.listThreads()).data.find(
       (t) => t.metadata?.lc_session === "damaged",
