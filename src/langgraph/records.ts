@@ -55,7 +55,9 @@ export interface Place {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Stores a serializer's `[type, bytes]`; JSON text is kept as a value so the thread is readable. */
+/**
+ * Stores a serializer's `[type, bytes]`; JSON text is kept as a value so the thread is readable.
+ */
 export function storeValue([type, bytes]: [string, Uint8Array]): StoredValue {
   if (type === "json") {
     try {
@@ -74,7 +76,8 @@ export function loadValue(value: StoredValue): [string, Uint8Array | string] {
     const bytes = fromBase64(value.base64);
     if (bytes === undefined) {
       throw new StudioError(
-        `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's record was changed by something other than this package.`,
+        `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's ` +
+          "record was changed by something other than this package.",
       );
     }
     return [value.type, bytes];

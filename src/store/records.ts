@@ -342,7 +342,9 @@ export class NamespaceLog {
     return count;
   }
 
-  /** Whether compaction at `now` turns the put into a tombstone (see EXPIRED_TOMBSTONE_GRACE_MS). */
+  /**
+   * Whether compaction at `now` turns the put into a tombstone (see EXPIRED_TOMBSTONE_GRACE_MS).
+   */
   #removable(put: PutEntry, now: number): boolean {
     const expiresAt = this.expiresAt(put);
     return expiresAt !== undefined && expiresAt <= now - EXPIRED_TOMBSTONE_GRACE_MS;
