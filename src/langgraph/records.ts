@@ -18,10 +18,8 @@ import { StudioError } from "../errors";
 import { readCheckpointRecord, type StoredRecord, type StoredValue } from "../records/checkpoint";
 import {
   messageText,
-  PendingParts,
-  parseJson,
   recordMessages as partMessages,
-  partOf,
+  RecordAssembler,
   type RecordMessage,
 } from "../records/parts";
 
@@ -138,9 +136,8 @@ export interface ReadRecord {
   place: Place;
 }
 
-interface PendingPart {
+interface ReadPart {
   id: string;
-  text: string;
   place: Place;
 }
 
@@ -150,29 +147,22 @@ interface PendingPart {
  * @throws StudioStoredFormatError (from `read`) for a record of a format newer than this version's.
  */
 export class RecordReader {
-  private readonly pending = new PendingParts<PendingPart>();
+  private readonly records = new RecordAssembler<ReadPart>();
 
   /** `place` is the message's place in the caller's count (larger is newer). */
   read(message: ThreadMessage, place: Place): ReadRecord | undefined {
-    const metadata = message.metadata ?? {};
-    if (typeof metadata[RECORD_KIND_KEY] !== "string") return undefined;
-    const text = messageText(message.content);
-    const part = partOf(metadata);
-    if (!part) {
-      const record = readCheckpointRecord(parseJson(text));
-      return record && { record, messageIds: [message.id], place };
-    }
-    const whole = this.pending.add(part, { id: message.id, text, place });
+    if (typeof message.metadata?.[RECORD_KIND_KEY] !== "string") return undefined;
+    const whole = this.records.add(message, { id: message.id, place });
     if (!whole) return undefined;
     const { parts } = whole;
-    const record = readCheckpointRecord(parseJson(parts.map((p) => p.text).join("")));
+    const record = readCheckpointRecord(whole.value);
     const first = parts.reduce((a, b) => (b.place.position < a.place.position ? b : a));
     return record && { record, messageIds: parts.map((p) => p.id), place: first.place };
   }
 
   /** Forgets parts read below `position` (they will be read again if ever needed). */
   dropBelow(position: number): void {
-    this.pending.dropWhere((part) => part.place.position < position);
+    this.records.dropWhere((part) => part.place.position < position);
   }
 }
 
