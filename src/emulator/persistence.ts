@@ -249,7 +249,8 @@ export class DataFile {
       this.close();
       throw new Error(
         `Emulator data file ${this.path} could not be written (${(error as Error).message}); ` +
-          "the change was not stored.",
+          "the change was not stored. Check that the file's folder exists, is writable and " +
+          "has space.",
         { cause: error },
       );
     }

@@ -75,7 +75,8 @@ export function loadValue(value: StoredValue): [string, Uint8Array | string] {
     if (bytes === undefined) {
       throw new StudioError(
         `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's ` +
-          "record was changed by something other than this package.",
+          "record was changed by something other than this package. Restore that message, " +
+          "or delete the LangGraph thread (deleteThread) to start it over.",
       );
     }
     return [value.type, bytes];
