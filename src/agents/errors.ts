@@ -17,9 +17,10 @@ export class StudioMaxIterationsError extends StudioError {
 
   constructor(maxIterations: number, pendingToolCalls: string[], messages: BaseMessage[]) {
     super(
-      `Assistant agent stopped after ${maxIterations} function-model call${maxIterations === 1 ? "" : "s"}: ` +
-        `the model still requested ${pendingToolCalls.map((name) => `"${name}"`).join(", ")}, which ` +
-        'was not executed. Raise "maxIterations" in loadAssistantAgent if the task needs more steps, ' +
+      `Assistant agent stopped after ${maxIterations} function-model ` +
+        `call${maxIterations === 1 ? "" : "s"}: the model still requested ` +
+        `${pendingToolCalls.map((name) => `"${name}"`).join(", ")}, which was not executed. ` +
+        'Raise "maxIterations" in loadAssistantAgent if the task needs more steps, ' +
         "or check that the tools return what the model needs; error.messages holds the exchange.",
     );
     this.maxIterations = maxIterations;

@@ -49,8 +49,10 @@ export async function resolveModelSettings(
     `${field}.modelId`,
     candidates.length === 0
       ? `is missing and the assistant has no modelName to fall back to (assistant ${assistant.id})`
-      : `could not be resolved to a model uri: none of ${candidates.map((c) => `"${c}"`).join(", ")} ` +
-          `is a uri "<owner>/<model-name>" or the id of a listed public model (assistant ${assistant.id})`,
+      : "could not be resolved to a model uri: none of " +
+          `${candidates.map((c) => `"${c}"`).join(", ")} ` +
+          `is a uri "<owner>/<model-name>" or the id of a listed public model (assistant ` +
+          `${assistant.id})`,
   );
 }
 

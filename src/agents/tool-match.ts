@@ -19,13 +19,16 @@ export function matchTools(
   if (missing.length > 0 || undeclared.length > 0) {
     const problems = [
       missing.length > 0 &&
-        `no implementation for the assistant's tool(s) ${quoteAll(missing)} (pass a LangChain tool with each name)`,
+        `no implementation for the assistant's tool(s) ${quoteAll(missing)} (pass a LangChain ` +
+          "tool with each name)",
       undeclared.length > 0 &&
-        `implementation(s) ${quoteAll(undeclared)} not declared by the assistant (remove them, or add them to the assistant)`,
+        `implementation(s) ${quoteAll(undeclared)} not declared by the assistant (remove them, ` +
+          "or add them to the assistant)",
     ].filter(Boolean);
     throw new StudioValidationError(
       "tools",
-      `do not match assistant ${assistant.id}: ${problems.join("; ")}. Declared: ${quoteAll([...declaredNames]) || "none"}.`,
+      `do not match assistant ${assistant.id}: ${problems.join("; ")}. Declared: ` +
+        `${quoteAll([...declaredNames]) || "none"}.`,
     );
   }
   return declared.map(convertAssistantToolToChatTool);

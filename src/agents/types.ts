@@ -26,6 +26,9 @@ export interface LoadAssistantAgentParams extends StudioClientFields {
   tools?: AssistantToolImplementation[];
   /** Earlier turns are loaded before each run, and each run's turn is appended after it. */
   history?: AgentMessageHistory;
-  /** Most function-model calls in one run (default 15); reaching it with tool calls pending is an error. */
+  /**
+   * Most function-model calls in one run (default 15); reaching it with tool calls pending is an
+   * error.
+   */
   maxIterations?: number;
 }

@@ -87,7 +87,9 @@ const DescriptionSchema = z.optional(
       ctx.issues.push({
         code: "custom",
         input: description,
-        message: `is ${description.length} characters; at most ${ASSISTANT_LIMITS.maxDescriptionLength} are allowed`,
+        message:
+          `is ${description.length} characters; at most ` +
+          `${ASSISTANT_LIMITS.maxDescriptionLength} are allowed`,
       });
     }),
   ),

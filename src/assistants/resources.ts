@@ -13,7 +13,9 @@ import { refuseUnknownKeys } from "../validation";
 import type { AssistantCallOptions, CreateAssistantInput, ListAssistantsOptions } from "./types";
 import { toCreateAssistantRequest } from "./validate";
 
-/** Validates `input` (nothing is sent when it fails), converts its tools and creates the assistant. */
+/**
+ * Validates `input` (nothing is sent when it fails), converts its tools and creates the assistant.
+ */
 export async function createAssistant(
   input: CreateAssistantInput,
   options: AssistantCallOptions = {},

@@ -34,7 +34,10 @@ export interface StudioChatMessageHistoryInput extends StudioClientFields {
   threadId?: string;
   /** Title of the thread the history creates. */
   title?: string;
-  /** Metadata of the thread the history creates (string values, at most 15 keys, 13 with `sessionId`). */
+  /**
+   * Metadata of the thread the history creates (string values, at most 15 keys, 13 with
+   * `sessionId`).
+   */
   metadata?: Metadata;
   /** Dataset the thread the history creates relates to (session look-ups stay within it). */
   datasetId?: string;
@@ -58,7 +61,8 @@ export const MAX_CONFIRM_DELAY_MS = 60_000;
 const atLeastOne = () => integerAtLeast(1, "must be an integer >= 1", asWritten);
 
 const confirmDelayError = (issue: { input?: unknown }) =>
-  `must be a number of milliseconds between 0 and ${MAX_CONFIRM_DELAY_MS} (got ${String(issue.input)})`;
+  `must be a number of milliseconds between 0 and ${MAX_CONFIRM_DELAY_MS} (got ` +
+  `${String(issue.input)})`;
 
 /** The fields' rules, in the order they are checked (the first bad field is the one named). */
 const historyFieldsSchema = z.object({
@@ -122,7 +126,8 @@ export function historySettings(fields: StudioChatMessageHistoryInput): HistoryS
   if (fields.threadId !== undefined && fields.sessionId !== undefined) {
     throw new StudioValidationError(
       "sessionId",
-      "give either threadId (a thread of the service) or sessionId (your own id, resolved to its thread), not both",
+      "give either threadId (a thread of the service) or sessionId (your own id, resolved to " +
+        "its thread), not both",
     );
   }
   const parsed = parseFields(historyFieldsSchema, fields);

@@ -161,10 +161,10 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
 
   /**
    * The thread's messages, oldest first. With `maxMessages`, at most the newest `maxMessages`,
-   * starting on a human message so that no tool result comes without its call (`window.ts`). No message is
-   * returned twice: a client id seen twice (a write that landed twice) shows once. The messages of
-   * one `addMessages` call come back together, even when another process's writes landed between
-   * them (see `calls.ts`).
+   * starting on a human message so that no tool result comes without its call (`window.ts`). No
+   * message is returned twice: a client id seen twice (a write that landed twice) shows once. The
+   * messages of one `addMessages` call come back together, even when another process's writes
+   * landed between them (see `calls.ts`).
    */
   getMessages(): Promise<BaseMessage[]> {
     return this.#queue.run(async () => {
@@ -197,7 +197,8 @@ export class StudioChatMessageHistory extends BaseListChatMessageHistory {
     if (!Array.isArray(messages)) {
       throw new StudioValidationError(
         "messages",
-        `must be an array of LangChain messages (got ${messages === null ? "null" : typeof messages})`,
+        "must be an array of LangChain messages (got " +
+          `${messages === null ? "null" : typeof messages})`,
       );
     }
     // Checked now, so a bad batch is refused even if earlier writes are still queued.

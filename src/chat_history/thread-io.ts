@@ -22,7 +22,9 @@ export async function readAll(client: StudioClient, threadId: string): Promise<T
   return firstOfEachClientId(messages);
 }
 
-/** The newest `count` messages, oldest first, read from the newest end: one call when count <= 100. */
+/**
+ * The newest `count` messages, oldest first, read from the newest end: one call when count <= 100.
+ */
 export async function readNewest(
   client: StudioClient,
   threadId: string,

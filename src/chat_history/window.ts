@@ -64,7 +64,9 @@ export function windowStart(types: readonly string[]): number {
   return notTool === -1 ? types.length : notTool;
 }
 
-/** `messages` (the newest of a thread, oldest first) as a window that starts as `windowStart` says. */
+/**
+ * `messages` (the newest of a thread, oldest first) as a window that starts as `windowStart` says.
+ */
 export function toolSafeWindow<M extends { getType(): string }>(messages: readonly M[]): M[] {
   return messages.slice(windowStart(messages.map((message) => message.getType())));
 }

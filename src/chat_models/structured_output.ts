@@ -227,11 +227,17 @@ function missingCallMessage(message: BaseMessage | undefined, keyName: string): 
   if (message && AIMessage.isInstance(message)) {
     const invalid = message.invalid_tool_calls?.find((call) => call.name === keyName);
     if (invalid) {
-      return `The model called "${keyName}" but its arguments are not valid JSON (${invalid.error ?? "unparsable"}): ${String(invalid.args).slice(0, 200)}`;
+      return (
+        `The model called "${keyName}" but its arguments are not valid JSON ` +
+        `(${invalid.error ?? "unparsable"}): ${String(invalid.args).slice(0, 200)}`
+      );
     }
   }
   const text = message?.text ?? "";
-  return `The model did not call the "${keyName}" tool, so the reply holds no structured output. Reply text: ${JSON.stringify(text.slice(0, 200))}`;
+  return (
+    `The model did not call the "${keyName}" tool, so the reply holds no structured ` +
+    `output. Reply text: ${JSON.stringify(text.slice(0, 200))}`
+  );
 }
 
 /**
@@ -263,7 +269,9 @@ export class JsonSchemaReplyParser extends BaseOutputParser<JsonObject> {
       value = parseJsonMarkdown(text, JSON.parse);
     } catch (error) {
       throw new OutputParserException(
-        `The reply is not valid JSON (${error instanceof Error ? error.message : String(error)}): ${JSON.stringify(text.slice(0, 200))}`,
+        "The reply is not valid JSON " +
+          `(${error instanceof Error ? error.message : String(error)}): ` +
+          `${JSON.stringify(text.slice(0, 200))}`,
         text,
       );
     }

@@ -52,7 +52,8 @@ export function attemptFailure(error: unknown, attempt: FailedAttempt): Error {
     return new StudioResponseError(
       method,
       path,
-      `${attempt.name} got a body larger than maxResponseBytes (${error.limit} bytes). Raise the maxResponseBytes option if this is expected.`,
+      `${attempt.name} got a body larger than maxResponseBytes (${error.limit} bytes). Raise ` +
+        "the maxResponseBytes option if this is expected.",
     );
   }
   if (attempt.closed) return closedError();

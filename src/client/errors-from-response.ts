@@ -110,11 +110,15 @@ function wrongAddressHint(sent: AddressUsed): string {
   const swap =
     sent.other === undefined
       ? ""
-      : ` baseUrl and proxyUrl may be swapped (${otherOption} is ${sent.other}); if so, exchange them.`;
+      : ` baseUrl and proxyUrl may be swapped (${otherOption} is ${sent.other}); if so, ` +
+        "exchange them.";
   const prefix = sent.remoteCall
     ? " If the deployment puts a prefix before the remote-call paths, set rpcPathPrefix."
     : "";
-  return `. ${sent.option} (${sent.address}) has no such path, so it is not the ${kind}.${swap}${prefix}`;
+  return (
+    `. ${sent.option} (${sent.address}) has no such path, so it is not the ` +
+    `${kind}.${swap}${prefix}`
+  );
 }
 
 /**
@@ -168,7 +172,9 @@ export function redirectError(
     status: response.status,
     method,
     path,
-    serverMessage: `the service redirected to ${target}. Redirects are not followed so the API key never leaves the configured address; set baseUrl / proxyUrl to the final address`,
+    serverMessage:
+      `the service redirected to ${target}. Redirects are not followed so the API ` +
+      "key never leaves the configured address; set baseUrl / proxyUrl to the final address",
     requestId: headers["x-request-id"] ?? headers["request-id"],
     headers,
   });

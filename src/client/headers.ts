@@ -38,8 +38,12 @@ const HEADER_NAME_ERROR =
  * them or be replaced), those fetch drops or refuses (the key would silently not be sent), and
  * `Proxy-*` (read by proxies on the way, which is where the key must not go).
  */
-const NOT_A_KEY_HEADER =
-  /^(accept|accept-charset|accept-encoding|content-type|content-length|user-agent|x-org-id|host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|expect|cookie|cookie2|set-cookie|date|dnt|origin|referer|via|proxy-.*|sec-.*)$/i;
+const NOT_A_KEY_HEADER = new RegExp(
+  "^(accept|accept-charset|accept-encoding|content-type|content-length|user-agent|x-org-id|" +
+    "host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|expect|cookie|cookie2|" +
+    "set-cookie|date|dnt|origin|referer|via|proxy-.*|sec-.*)$",
+  "i",
+);
 
 /**
  * What an HTTP header value may hold: no line break, no other control character but tab. The
@@ -78,7 +82,10 @@ export function headersProblem(
     const lower = name.toLowerCase();
     const owner = lower === serviceKeyHeader ? "apiKey" : PROTECTED[lower];
     if (owner !== undefined) {
-      return `must not set ${name}: the client sets it from the "${owner}" option, in the header each call needs`;
+      return (
+        `must not set ${name}: the client sets it from the "${owner}" option, in the ` +
+        "header each call needs"
+      );
     }
     if (typeof value !== "string") return `the value of ${name} must be a string`;
     if (!HEADER_VALUE.test(value)) return `the value of ${name} ${HEADER_VALUE_ERROR}`;
@@ -90,7 +97,10 @@ export function headersProblem(
 export function keyHeaderProblem(name: string): string | undefined {
   if (!HEADER_NAME.test(name)) return HEADER_NAME_ERROR;
   if (NOT_A_KEY_HEADER.test(name)) {
-    return `must not be ${name}: the client or HTTP itself sets that header, so the key would be replaced, dropped or sent to a proxy`;
+    return (
+      `must not be ${name}: the client or HTTP itself sets that header, so the key would ` +
+      "be replaced, dropped or sent to a proxy"
+    );
   }
   return undefined;
 }

@@ -40,7 +40,8 @@ export const UsageSchema = z.pipe(
     prompt_tokens: count,
     completion_tokens: count,
     total_tokens: z.nullish(count),
-    // Cache writes: OpenRouter's `cache_write_tokens`, or Anthropic's member as gateways pass it on.
+    // Cache writes: OpenRouter's `cache_write_tokens`, or Anthropic's member as gateways pass
+    // it on.
     cache_creation_input_tokens: z.nullish(count),
     prompt_tokens_details: z.nullish(
       z.looseObject({ cached_tokens: z.nullish(count), cache_write_tokens: z.nullish(count) }),

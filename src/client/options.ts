@@ -122,7 +122,8 @@ const RPC_PATH_PREFIX = /^\/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*[./])*$/;
 const rpcPathPrefixSchema = z.string({ error: "must be a string" }).check(
   z.regex(RPC_PATH_PREFIX, {
     error:
-      'must be "/" or a prefix that starts with "/" and ends with "/" or "." such as "/api/" or "/acme." (letters, digits, "-", "_", "~" and "." between the separators)',
+      'must be "/" or a prefix that starts with "/" and ends with "/" or "." such as "/api/" or ' +
+      '"/acme." (letters, digits, "-", "_", "~" and "." between the separators)',
   }),
 );
 
@@ -267,7 +268,9 @@ const requestOptionsSchema = z.object({
   headers: clientOptionsSchema.shape.defaultHeaders,
 });
 
-/** How to reach and talk to the service: given to `StudioClient`, or to any class beside `client`. */
+/**
+ * How to reach and talk to the service: given to `StudioClient`, or to any class beside `client`.
+ */
 export interface StudioClientOptions extends z.input<typeof clientOptionsSchema> {}
 
 /** Per-call options accepted by every client method. */

@@ -47,7 +47,8 @@ class LoopGuard {
     return new StudioResponseError(
       this.#call.method,
       this.#call.path,
-      `${this.#call.name} stopped after ${this.#pages} page(s): ${detail}. The server's paging is broken; the items so far were returned.`,
+      `${this.#call.name} stopped after ${this.#pages} page(s): ${detail}. The server's paging ` +
+        "is broken; the items so far were returned.",
     );
   }
 
@@ -57,7 +58,8 @@ class LoopGuard {
     this.#emptyInARow = itemCount === 0 ? this.#emptyInARow + 1 : 0;
     if (this.#emptyInARow >= EMPTY_PAGES_LIMIT) {
       throw this.#fail(
-        `${this.#emptyInARow} empty pages in a row still said there was more (last ${this.#kind} ${shown(cursor)})`,
+        `${this.#emptyInARow} empty pages in a row still said there was more (last ` +
+          `${this.#kind} ${shown(cursor)})`,
       );
     }
     if (this.#seen.has(cursor)) {
@@ -96,7 +98,8 @@ export async function* paginateList<T>(
     const cursor = nextCursor(page);
     if (cursor === undefined) {
       throw guard.noCursor(
-        `hasMore is true but the ${page.data.length === 0 ? "empty " : ""}page has no lastId (nor an item id) to continue from`,
+        `hasMore is true but the ${page.data.length === 0 ? "empty " : ""}page has no lastId ` +
+          "(nor an item id) to continue from",
       );
     }
     guard.next(page.data.length, cursor);

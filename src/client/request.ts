@@ -115,7 +115,9 @@ export class Requester {
     return this.#closing;
   }
 
-  /** A non-streaming call: at most `1 + maxRetries` attempts. Every failure rejects; none throws. */
+  /**
+   * A non-streaming call: at most `1 + maxRetries` attempts. Every failure rejects; none throws.
+   */
   async call<T>(
     spec: CallSpec<T>,
     path: string,

@@ -29,7 +29,8 @@ export function resolveClient(fields: StudioClientFields): StudioClient {
     throw new StudioConfigError(
       "client",
       undefined,
-      `Pass either "client" or client options, not both (got "client" and ${extra.map((n) => `"${n}"`).join(", ")}). Configure the client you pass instead.`,
+      `Pass either "client" or client options, not both (got "client" and ` +
+        `${extra.map((n) => `"${n}"`).join(", ")}). Configure the client you pass instead.`,
     );
   }
   return fields.client;

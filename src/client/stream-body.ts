@@ -8,7 +8,9 @@ import type { IdleClock } from "./attempt-timers";
 import type { BodyReader } from "./engine";
 import { SSEDecoder, type SSEEvent } from "./sse";
 
-/** After `[DONE]`, the rest of the body (normally nothing) is read briefly so the socket is reused. */
+/**
+ * After `[DONE]`, the rest of the body (normally nothing) is read briefly so the socket is reused.
+ */
 const DRAIN_GRACE_MS = 1000;
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
@@ -80,7 +82,8 @@ export class StreamBody {
     if (this.#pending > this.#maxBytes) {
       throw new StudioStreamError(
         this.#path,
-        `one event grew past maxResponseBytes (${this.#maxBytes} bytes) without ending; the stream was abandoned. Raise the maxResponseBytes option if such events are expected.`,
+        `one event grew past maxResponseBytes (${this.#maxBytes} bytes) without ending; the ` +
+          "stream was abandoned. Raise the maxResponseBytes option if such events are expected.",
       );
     }
     return events;

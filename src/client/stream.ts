@@ -49,12 +49,18 @@ export class ChoiceTracker {
       const open = [...this.#seen].filter((index) => !this.#finished.has(index));
       if (open.length > 0) {
         const list = open.sort((a, b) => a - b).join(", ");
-        return `the stream ended before [DONE] while choice ${list} had no finish_reason (connection cut?)`;
+        return (
+          `the stream ended before [DONE] while choice ${list} had no finish_reason ` +
+          "(connection cut?)"
+        );
       }
     }
     if (this.#seen.size < expected) {
       const got = [...this.#seen].sort((a, b) => a - b).join(", ");
-      return `the request asked for ${expected} choices (n) but the stream ended with ${this.#seen.size} (index ${got}); the answer is incomplete`;
+      return (
+        `the request asked for ${expected} choices (n) but the stream ended with ` +
+        `${this.#seen.size} (index ${got}); the answer is incomplete`
+      );
     }
     return undefined;
   }
@@ -103,8 +109,8 @@ export class ToolCallIndexes {
 
 /**
  * Whether a chunk carries part of the answer: text, reasoning, a refusal, a tool call, a finish
- * reason or usage. The chunks before the first such one (a role, empty text) can be dropped with a failed
- * attempt and nothing is lost.
+ * reason or usage. The chunks before the first such one (a role, empty text) can be dropped with a
+ * failed attempt and nothing is lost.
  */
 export function carriesToken(chunk: {
   choices: readonly {

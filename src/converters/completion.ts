@@ -53,7 +53,8 @@ export function parseStudioToolCalls(raw: readonly CompleteToolCall[] | null | u
       const args: unknown = parsed?.args;
       if (typeof args !== "object" || args === null || Array.isArray(args)) {
         throw new Error(
-          `Function "${call.function.name}" arguments are valid JSON but not an object: ${text.slice(0, 200)}`,
+          `Function "${call.function.name}" arguments are valid JSON but not an object: ` +
+            `${text.slice(0, 200)}`,
         );
       }
       if (parsed) toolCalls.push(parsed);

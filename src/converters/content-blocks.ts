@@ -8,8 +8,8 @@ import { MODEL_PROVIDER } from "./completion";
 /**
  * `message.contentBlocks` of Studio messages: reasoning first (a `reasoning` block, from
  * `additional_kwargs.reasoning_content`), then text, then tool calls, then the refusal (from
- * `additional_kwargs.refusal`, where core's OpenAI translator reads it too). Core looks translators up
- * by `response_metadata.model_provider` in a registry on `globalThis`, and uses the same one for
+ * `additional_kwargs.refusal`, where core's OpenAI translator reads it too). Core looks translators
+ * up by `response_metadata.model_provider` in a registry on `globalThis`, and uses the same one for
  * chunks. A chunk of a message still streaming (no model name yet, see `StudioAIMessageChunk`)
  * has its raw `tool_call_chunk` fragments, indexed so that core's concat joins them, instead of
  * calls guessed from a fragment: v1 chunks then sum to whole calls, as v0 chunks do.

@@ -92,7 +92,8 @@ export function convertMessageToStudioParam(message: BaseMessage, i: number): Ch
   }
   throw new StudioValidationError(
     where,
-    `message type "${String(type)}" cannot be sent to the service; use system, human, ai, tool, function or generic chat messages`,
+    `message type "${String(type)}" cannot be sent to the service; use system, human, ai, tool, ` +
+      "function or generic chat messages",
   );
 }
 
@@ -292,7 +293,8 @@ function convertImageBlock(block: Record<string, unknown>, field: string): ChatC
   }
   throw new StudioValidationError(
     field,
-    "image blocks must carry a url or base64 data with a mimeType; file ids are not supported by the service",
+    "image blocks must carry a url or base64 data with a mimeType; file ids are not supported " +
+      "by the service",
   );
 }
 

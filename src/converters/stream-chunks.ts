@@ -1,7 +1,8 @@
 /**
  * Pure conversion of streamed chat completion chunks to LangChain: one `AIMessageChunk` per
  * choice's delta, then the final chunks (`ChatStreamState`) with what the stream said about the
- * whole response. The sum of a stream's chunks equals the `AIMessage` of the same answer unstreamed.
+ * whole response. The sum of a stream's chunks equals the `AIMessage` of the same answer
+ * unstreamed.
  */
 import {
   AIMessageChunk,

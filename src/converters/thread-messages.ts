@@ -140,7 +140,8 @@ export function encodeMessage(
   if (!STORABLE_TYPES.has(type)) {
     throw new StudioValidationError(
       field,
-      `a "${type}" message cannot be stored in a thread; store human, ai, system, tool, function or generic chat messages`,
+      `a "${type}" message cannot be stored in a thread; store human, ai, system, tool, ` +
+        "function or generic chat messages",
     );
   }
   const { items, stored, refs } = splitContent(message.content);
@@ -164,7 +165,9 @@ export function encodeMessage(
     } catch (error) {
       throw new StudioValidationError(
         field,
-        `cannot be stored: its fields are not JSON (${error instanceof Error ? error.message : String(error)}). Keep artifacts and kwargs to plain JSON values.`,
+        "cannot be stored: its fields are not JSON " +
+          `(${error instanceof Error ? error.message : String(error)}). Keep artifacts and ` +
+          "kwargs to plain JSON values.",
       );
     }
   }
@@ -174,7 +177,11 @@ export function encodeMessage(
   if (Object.keys(entries).length > MAX_DATA_KEYS) {
     throw new StudioValidationError(
       field,
-      `needs ${json.length} characters of metadata besides its text (${Object.keys(entries).length} values), but a thread message holds at most ${MAX_DATA_CHARS} (${MAX_DATA_KEYS} values of 512). Largest parts: ${largestParts(record)}. Nothing was written; keep large data (artifacts, inline images) out of the message, e.g. pass images by URL.`,
+      `needs ${json.length} characters of metadata besides its text ` +
+        `(${Object.keys(entries).length} values), but a thread message holds at most ` +
+        `${MAX_DATA_CHARS} (${MAX_DATA_KEYS} values of 512). Largest parts: ` +
+        `${largestParts(record)}. Nothing was written; keep large data (artifacts, inline ` +
+        "images) out of the message, e.g. pass images by URL.",
     );
   }
   return {
@@ -267,7 +274,9 @@ export function decodeMessage(threadMessage: ThreadMessage): BaseMessage {
     throw new StudioResponseError(
       "GET",
       where,
-      `message ${threadMessage.id} has LangChain metadata (${CODEC_KEYS.type} "${type}") that cannot be read back: ${reason}. Its metadata or content was changed outside this package; delete or rewrite that message.`,
+      `message ${threadMessage.id} has LangChain metadata (${CODEC_KEYS.type} "${type}") that ` +
+        `cannot be read back: ${reason}. Its metadata or content was changed outside this ` +
+        "package; delete or rewrite that message.",
       { cause: error },
     );
   }

@@ -65,7 +65,8 @@ export function convertToolToStudio(tool: BindToolsInput, i: number): ChatTool {
   }
   throw new StudioValidationError(
     field,
-    'is not a tool: pass a LangChain tool, { name, description, schema }, an OpenAI tool { type: "function", function: { name, parameters } }, or a schema with a title',
+    "is not a tool: pass a LangChain tool, { name, description, schema }, an OpenAI tool { " +
+      'type: "function", function: { name, parameters } }, or a schema with a title',
   );
 }
 
@@ -109,7 +110,8 @@ function normalize(tool: ChatTool, field: string): ChatTool {
   if (!WIRE_TOOL_NAME.test(fn.name)) {
     throw new StudioValidationError(
       `${field}.name`,
-      `${JSON.stringify(fn.name)} is not a tool name the chat API accepts: use 1 to 64 letters, digits, "_" or "-" (e.g. ${JSON.stringify(suggestedName(fn.name))})`,
+      `${JSON.stringify(fn.name)} is not a tool name the chat API accepts: use 1 to 64 letters, ` +
+        `digits, "_" or "-" (e.g. ${JSON.stringify(suggestedName(fn.name))})`,
     );
   }
   if (
@@ -202,6 +204,7 @@ function readToolChoice(
   if (type === "auto" || type === "none" || type === "any") return type;
   throw new StudioValidationError(
     "tool_choice",
-    'must be "auto", "none", "required", "any", a tool name, { type: "function", function: { name } } or { type: "tool", name }',
+    'must be "auto", "none", "required", "any", a tool name, { type: "function", function: { ' +
+      'name } } or { type: "tool", name }',
   );
 }

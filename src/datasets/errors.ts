@@ -73,7 +73,9 @@ export class StudioInvalidRecordError extends StudioError {
   }) {
     const run = init.runId === undefined ? "" : ` (run ${init.runId})`;
     super(
-      `Thread ${init.threadId}${run} is not a valid fine-tuning record: ${describeProblems(init.problems)}. Fix or delete the thread, or pass invalid: "skip" to leave such threads out.`,
+      `Thread ${init.threadId}${run} is not a valid fine-tuning record: ` +
+        `${describeProblems(init.problems)}. Fix or delete the thread, or pass invalid: "skip" ` +
+        "to leave such threads out.",
     );
     // Ids read from the service, shown apart from the message: an echoed key must not ride out.
     this.threadId = redactText(init.threadId);

@@ -208,7 +208,9 @@ export class StudioConversationRecorder extends BaseCallbackHandler {
       this.#report(
         runId,
         "no",
-        `${this.#writes.limit} writes were already pending (maxPendingWrites), so it was dropped. The service is slow or unreachable; raise maxPendingWrites or lower sampleRate.`,
+        `${this.#writes.limit} writes were already pending (maxPendingWrites), so it was ` +
+          "dropped. The service is slow or unreachable; raise maxPendingWrites or lower " +
+          "sampleRate.",
       );
     }
   }
@@ -249,7 +251,8 @@ export class StudioConversationRecorder extends BaseCallbackHandler {
     }
     if (!Array.isArray(result) || !result.every(isBaseMessage)) {
       throw new Error(
-        `redact must return an array of LangChain messages (got ${describeValue(result)}); nothing was stored`,
+        `redact must return an array of LangChain messages (got ${describeValue(result)}); ` +
+          "nothing was stored",
       );
     }
     return result;

@@ -79,7 +79,8 @@ export function encodeRunThread(run: RecordedRun, datasetId: string): RunThread 
   if (run.runId.length > METADATA_LIMITS.maxValueLength) {
     throw new StudioValidationError(
       "runId",
-      `is ${run.runId.length} characters; thread metadata holds at most ${METADATA_LIMITS.maxValueLength}`,
+      `is ${run.runId.length} characters; thread metadata holds at most ` +
+        `${METADATA_LIMITS.maxValueLength}`,
     );
   }
   const header = new SystemMessage({
@@ -116,7 +117,8 @@ function readTools(header: BaseMessage, threadId: string, runId: string): ChatTo
     throw new StudioResponseError(
       "POST",
       PATHS.listDatasetThreadsMessages,
-      `thread ${threadId} holds recorded run ${runId}, but its tools message is not a JSON list of tools; it was changed outside this package. Delete the thread or rewrite that message.`,
+      `thread ${threadId} holds recorded run ${runId}, but its tools message is not a JSON list ` +
+        "of tools; it was changed outside this package. Delete the thread or rewrite that message.",
     );
   }
   return tools as ChatTool[];

@@ -113,14 +113,16 @@ export async function assembleEmulator(options: EmulatorOptions): Promise<Assemb
   const setScript = (model: string, replies: unknown, scope: string | undefined) => {
     if (upstream) {
       throw new Error(
-        "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in place of the scripted model only.",
+        "emulator.script(): this emulator forwards completions to `upstream`; scripts answer in " +
+          "place of the scripted model only.",
       );
     }
     return scripts.set(model, replies, models, scope);
   };
   const reset = async (scope: string | undefined) => {
     if (scope !== undefined) {
-      // One test's own things only: the emulator's state is shared with the tests running beside it.
+      // One test's own things only: the emulator's state is shared with the tests running
+      // beside it.
       scripts.clear(scope);
       faults.set(undefined, scope);
       return;

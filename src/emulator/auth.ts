@@ -23,7 +23,8 @@ export function checkAuth(kind: RouteAuth, headers: IncomingHttpHeaders, apiKey:
     // Either room's header: a test holds one client or the other, or only curl.
     if (headers["x-service-key"] === undefined && headers.authorization === undefined) {
       throw unauthorized(
-        "Missing API key: emulator control calls take the key as `X-Service-Key: <key>` or `Authorization: Bearer <key>`.",
+        "Missing API key: emulator control calls take the key as `X-Service-Key: <key>` or " +
+          "`Authorization: Bearer <key>`.",
         "missing_api_key",
       );
     }
@@ -35,7 +36,8 @@ export function checkAuth(kind: RouteAuth, headers: IncomingHttpHeaders, apiKey:
     const value = headers.authorization;
     if (!value) {
       throw unauthorized(
-        "Missing Authorization header: completions take the API key as `Authorization: <key>` (or `Bearer <key>`).",
+        "Missing Authorization header: completions take the API key as `Authorization: <key>` " +
+          "(or `Bearer <key>`).",
         "missing_api_key",
       );
     }
@@ -51,7 +53,8 @@ export function checkAuth(kind: RouteAuth, headers: IncomingHttpHeaders, apiKey:
       ? " Studio calls take the key in X-Service-Key, not in Authorization."
       : "";
     throw unauthorized(
-      `Missing X-Service-Key header: thread, assistant and dataset calls take the API key as \`X-Service-Key: <key>\`.${hint}`,
+      "Missing X-Service-Key header: thread, assistant and dataset calls take the API key as " +
+        `\`X-Service-Key: <key>\`.${hint}`,
       "missing_api_key",
     );
   }
@@ -69,7 +72,8 @@ function checkOrgId(headers: IncomingHttpHeaders): void {
   if (typeof value !== "string" || value.trim() === "") {
     throw new HttpError(
       400,
-      "X-Org-Id must be an organization id (a non-blank string); leave the header out to use the default organization.",
+      "X-Org-Id must be an organization id (a non-blank string); leave the header out to use " +
+        "the default organization.",
       { code: "invalid_org_id", param: "X-Org-Id" },
     );
   }

@@ -11,13 +11,15 @@ const USAGE = `Usage: studio-emulator [options]
   --port <n>            port to listen on (default 8787; 0 = any free port)
   --host <h>            address to bind (default 127.0.0.1)
   --api-key <k>         key the emulator accepts (default ${DEFAULT_EMULATOR_API_KEY})
-  --data-file <f>       keep threads, messages and assistants in this file (JSON lines) across restarts
+  --data-file <f>       keep threads, messages and assistants in this file (JSON lines)
+                        across restarts
   --faults <spec>       inject faults, e.g. "rate429=0.1,resetAfter=0.05,latencyMs=20"
   --seed <n>            seed of fault draws and ids (default 1)
   --log                 one line per request (never the key)
   --upstream <url>      forward completions to this OpenAI-compatible server
   --upstream-api-key <k> key sent to the upstream
-  --lenient-tool-messages  accept tool calls and tool results that do not pair up (real servers answer 400)
+  --lenient-tool-messages  accept tool calls and tool results that do not pair up
+                           (real servers answer 400)
   -h, --help            show this help
 
 While it runs, tests script, reset and fault it over HTTP with the same key:
@@ -71,12 +73,14 @@ async function main(): Promise<void> {
 
   process.stdout.write(
     [
-      `Studio emulator listening${values["data-file"] ? ` (data file ${values["data-file"]})` : ""}`,
+      "Studio emulator " +
+        `listening${values["data-file"] ? ` (data file ${values["data-file"]})` : ""}`,
       `  studio address (baseUrl):     ${handle.baseUrl}`,
       `  inference address (proxyUrl): ${handle.proxyUrl}`,
       `  API key:                      ${handle.apiKey}`,
       `  process id:                   ${process.pid}`,
-      `  test control (same key):      ${new URL(handle.baseUrl).origin}/_emulator/{script,reset,faults}`,
+      "  test control (same key):      " +
+        `${new URL(handle.baseUrl).origin}/_emulator/{script,reset,faults}`,
       "",
       `export STUDIO_BASE_URL=${handle.baseUrl}`,
       `export STUDIO_PROXY_URL=${handle.proxyUrl}`,

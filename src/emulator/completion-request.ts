@@ -50,7 +50,8 @@ export function readSampling(body: Json, models: readonly Model[]): Sampling {
   if (!entry) {
     throw new HttpError(
       404,
-      `model ${JSON.stringify(model)} not found; list the models with ListPublicModels (e.g. "studio/echo-small")`,
+      `model ${JSON.stringify(model)} not found; list the models with ListPublicModels (e.g. ` +
+        `"studio/echo-small")`,
       { code: "model_not_found", param: "model" },
     );
   }
@@ -95,7 +96,8 @@ export function checkContextLength(
   if (limit === undefined || promptTokens <= limit) return;
   throw new HttpError(
     400,
-    `This model's maximum context length is ${limit} tokens. However, your ${what} resulted in ${promptTokens} tokens. Please reduce the length of the ${what}.`,
+    `This model's maximum context length is ${limit} tokens. However, your ${what} resulted in ` +
+      `${promptTokens} tokens. Please reduce the length of the ${what}.`,
     { code: "context_length_exceeded", param: what },
   );
 }
@@ -164,7 +166,8 @@ function readChatMessage(value: unknown, path: string): ScriptMessage {
   if (!ROLES.includes(role)) {
     throw new HttpError(
       400,
-      `Invalid value: ${quote(role)}. Supported values are: ${ROLES.slice(0, -1).map(quote).join(", ")}, and ${quote(ROLES.at(-1)!)}.`,
+      `Invalid value: ${quote(role)}. Supported values are: ` +
+        `${ROLES.slice(0, -1).map(quote).join(", ")}, and ${quote(ROLES.at(-1)!)}.`,
       { param: `${path}.role`, code: "invalid_value" },
     );
   }
@@ -220,7 +223,9 @@ function checkToolResponses(messages: readonly Json[]): void {
   const refuseUnanswered = () =>
     new HttpError(
       400,
-      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${unanswered.join(", ")}`,
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to " +
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: " +
+        `${unanswered.join(", ")}`,
       { param: `messages[${opener}].tool_calls` },
     );
   messages.forEach((message, i) => {
@@ -230,7 +235,8 @@ function checkToolResponses(messages: readonly Json[]): void {
       if (at === -1) {
         throw new HttpError(
           400,
-          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding " +
+            "message with 'tool_calls'.",
           { param: `messages[${i}].tool_call_id` },
         );
       }
@@ -249,7 +255,9 @@ function checkToolResponses(messages: readonly Json[]): void {
   if (unanswered.length > 0) throw refuseUnanswered();
 }
 
-/** The names of the tools an assistant message called (the scripted model calls each once a turn). */
+/**
+ * The names of the tools an assistant message called (the scripted model calls each once a turn).
+ */
 function readCalledNames(value: unknown, path: string): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid(path, `must be an array (got ${describe(value)})`);
@@ -280,7 +288,8 @@ function readTools(value: unknown): ScriptTool[] {
       // OpenAI-compatible gateways; a model could not say which of the two it called.
       throw new HttpError(
         400,
-        `Invalid 'tools': tool names must be unique; ${quote(name)} is declared at tools[${earlier}] and tools[${i}].`,
+        `Invalid 'tools': tool names must be unique; ${quote(name)} is declared at ` +
+          `tools[${earlier}] and tools[${i}].`,
         { param: `tools[${i}].function.name`, code: "invalid_value" },
       );
     }
@@ -294,14 +303,16 @@ function checkToolName(name: string, param: string): void {
   if (name.length > TOOL_NAME_MAX) {
     throw new HttpError(
       400,
-      `Invalid ${quote(param)}: string too long. Expected a string with maximum length ${TOOL_NAME_MAX}, but got a string with length ${name.length} instead.`,
+      `Invalid ${quote(param)}: string too long. Expected a string with maximum length ` +
+        `${TOOL_NAME_MAX}, but got a string with length ${name.length} instead.`,
       { param, code: "string_above_max_length" },
     );
   }
   if (!TOOL_NAME.test(name)) {
     throw new HttpError(
       400,
-      `Invalid ${quote(param)}: string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      `Invalid ${quote(param)}: string does not match pattern. Expected a string that matches ` +
+        "the pattern '^[a-zA-Z0-9_-]+$'.",
       { param, code: "invalid_value" },
     );
   }
@@ -333,7 +344,8 @@ function readToolChoice(value: unknown, tools: ScriptTool[]): ScriptToolChoice {
   }
   throw invalid(
     "tool_choice",
-    `must be "auto", "none", "required", "any" or {type: "function", function: {name}} (got ${describe(value)})`,
+    `must be "auto", "none", "required", "any" or {type: "function", function: {name}} (got ` +
+      `${describe(value)})`,
   );
 }
 
@@ -347,7 +359,8 @@ function readResponseFormat(value: unknown): ChatScriptInput["responseFormat"] {
     if (!isObject(spec)) {
       throw invalid(
         "response_format.json_schema",
-        `is required with type "json_schema" and must be an object {name, schema, strict?} (got ${describe(spec)})`,
+        `is required with type "json_schema" and must be an object {name, schema, strict?} (got ` +
+          `${describe(spec)})`,
       );
     }
     const name = spec.name;

@@ -184,9 +184,12 @@ function chatResult(
   }
 
   // Chunks share everything but `choices`; the prefix is serialized once per stream.
-  const head = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(sampling.model)},"choices":`;
+  const head =
+    `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${created},` +
+    `"model":${JSON.stringify(sampling.model)},"choices":`;
   const delta = (index: number, d: string, finish: string | null) =>
-    `${head}[{"index":${index},"delta":${d},"logprobs":null,"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]}`;
+    `${head}[{"index":${index},"delta":${d},"logprobs":null,` +
+    `"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]}`;
   return {
     kind: "sse",
     produce: async (out: SseOut) => {
@@ -266,9 +269,12 @@ function textResult(
       },
     };
   }
-  const head = `{"id":${JSON.stringify(id)},"object":"text_completion","created":${created},"model":${JSON.stringify(sampling.model)},"choices":`;
+  const head =
+    `{"id":${JSON.stringify(id)},"object":"text_completion","created":${created},` +
+    `"model":${JSON.stringify(sampling.model)},"choices":`;
   const chunk = (index: number, text: string, finish: string | null) =>
-    `${head}[{"index":${index},"text":${JSON.stringify(text)},"logprobs":null,"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]}`;
+    `${head}[{"index":${index},"text":${JSON.stringify(text)},"logprobs":null,` +
+    `"finish_reason":${finish === null ? "null" : JSON.stringify(finish)}}]}`;
   return {
     kind: "sse",
     produce: async (out: SseOut) => {

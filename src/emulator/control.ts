@@ -9,7 +9,8 @@
  * - `GET  /_emulator/script?model=<uri>` → the same, for the script in the request's scope
  * - `POST /_emulator/reset`   `{scope?}` → with a scope, drops its scripts and faults; without,
  *   resets the whole emulator as `handle.reset()` does
- * - `POST /_emulator/faults`  `{faults, scope?}` (a spec object, the CLI's string, or null to clear)
+ * - `POST /_emulator/faults`  `{faults, scope?}` (a spec object, the CLI's string, or null
+ *   to clear)
  */
 
 import type { FaultBook } from "./faults";
@@ -97,7 +98,8 @@ export function controlRoutes(deps: ControlDeps): Route[] {
         if (!("faults" in body)) {
           throw invalid(
             "faults",
-            'is required: a spec object ({"rate429": 0.5}), the CLI\'s string ("rate429=0.5"), or null to clear',
+            'is required: a spec object ({"rate429": 0.5}), the CLI\'s string ("rate429=0.5"), ' +
+              "or null to clear",
             "missing_field",
           );
         }
@@ -130,7 +132,8 @@ function scopeOf(ctx: RequestContext, body: Json): string | undefined {
   if (ctx.scope !== undefined && ctx.scope !== scope) {
     throw new HttpError(
       400,
-      `The body's scope ${JSON.stringify(scope)} and the x-emulator-scope header ${JSON.stringify(ctx.scope)} differ; give one.`,
+      `The body's scope ${JSON.stringify(scope)} and the x-emulator-scope header ` +
+        `${JSON.stringify(ctx.scope)} differ; give one.`,
       { param: "scope", code: "invalid_scope" },
     );
   }

@@ -71,7 +71,8 @@ export function lockDataFile(path: string): DataFileLock {
     if (holder === "gone") continue;
     if (holder === "starting") {
       throw new DataFileLockedError(
-        `another emulator is opening it this moment (its lock file ${lockPath} is still empty); if no emulator uses it, delete the lock file`,
+        `another emulator is opening it this moment (its lock file ${lockPath} is still empty); ` +
+          "if no emulator uses it, delete the lock file",
       );
     }
     if (holder !== undefined && !isStale(holder)) {
@@ -80,18 +81,21 @@ export function lockDataFile(path: string): DataFileLock {
           ? `another emulator in this process (pid ${holder.pid})`
           : `another emulator (pid ${holder.pid} on ${holder.hostname})`;
       throw new DataFileLockedError(
-        `${who} has had it open since ${holder.startedAt}. Close that emulator, or pass another dataFile; if no emulator uses it, delete ${lockPath}`,
+        `${who} has had it open since ${holder.startedAt}. Close that emulator, or pass another ` +
+          `dataFile; if no emulator uses it, delete ${lockPath}`,
       );
     }
     if (holder === undefined) {
       throw new DataFileLockedError(
-        `its lock file ${lockPath} is not an emulator's lock; if no emulator uses the data file, delete the lock file`,
+        `its lock file ${lockPath} is not an emulator's lock; if no emulator uses the data ` +
+          "file, delete the lock file",
       );
     }
     removeStale(lockPath, holder);
   }
   throw new DataFileLockedError(
-    `another emulator took its lock (${lockPath}) while this one was starting; close that emulator, or pass another dataFile`,
+    `another emulator took its lock (${lockPath}) while this one was starting; close that ` +
+      "emulator, or pass another dataFile",
   );
 }
 

@@ -248,7 +248,9 @@ export class DataFile {
       // Part of the line may be in the file, where the next change would follow it: rewrite first.
       this.close();
       throw new Error(
-        `Emulator data file ${this.path} could not be written (${(error as Error).message}); the change was not stored.`,
+        `Emulator data file ${this.path} could not be written (${(error as Error).message}); ` +
+          "the change was not stored. Check that the file's folder exists, is writable and " +
+          "has space.",
         { cause: error },
       );
     }

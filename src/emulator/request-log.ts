@@ -81,7 +81,8 @@ export function requestLogBytes(option: number | undefined): number {
     return option;
   }
   throw new Error(
-    `startEmulator: recordRequestBytes must be a whole number of bytes >= 0 or Infinity (got ${option}).`,
+    "startEmulator: recordRequestBytes must be a whole number of bytes >= 0 or Infinity (got " +
+      `${option}).`,
   );
 }
 
@@ -101,7 +102,8 @@ export function requestLogLimit(option: boolean | number | undefined): number {
     return option;
   }
   throw new Error(
-    `startEmulator: recordRequests must be true, false, a whole number >= 0 or Infinity (got ${option}).`,
+    "startEmulator: recordRequests must be true, false, a whole number >= 0 or Infinity (got " +
+      `${option}).`,
   );
 }
 

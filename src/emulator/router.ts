@@ -29,7 +29,9 @@ export type HandlerResult =
   | ProxyResult;
 
 export interface SseOut {
-  /** Queues one `data: <json>` event (already serialized); a promise only when the caller must wait. */
+  /**
+   * Queues one `data: <json>` event (already serialized); a promise only when the caller must wait.
+   */
   send(json: string): Promise<void> | undefined;
   /** Writes `data: [DONE]` and ends the response. */
   done(): Promise<void>;

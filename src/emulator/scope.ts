@@ -21,7 +21,8 @@ export function checkScope(value: unknown, param: string): string {
   if (typeof value !== "string" || value.trim() === "" || value.length > MAX_SCOPE_CHARS) {
     throw new HttpError(
       400,
-      `${param} must be a non-blank string of at most ${MAX_SCOPE_CHARS} characters (a test's id, say).`,
+      `${param} must be a non-blank string of at most ${MAX_SCOPE_CHARS} characters (a test's ` +
+        "id, say).",
       { param, code: "invalid_scope" },
     );
   }

@@ -30,7 +30,9 @@ export interface ScriptedError {
   status: number;
   /** Default: "Scripted <status> error." */
   message?: string;
-  /** Default: by status, as the emulator's own errors (`invalid_request_error`, `server_error`...). */
+  /**
+   * Default: by status, as the emulator's own errors (`invalid_request_error`, `server_error`...).
+   */
   type?: string;
   code?: string;
   param?: string;
@@ -71,7 +73,9 @@ export interface ScriptedReplyFields {
 /** A plain string is a text reply. */
 export type ScriptedReply = string | ScriptedReplyFields;
 
-/** A completion request as received: a chat completion's body has `messages`, a text one `prompt`. */
+/**
+ * A completion request as received: a chat completion's body has `messages`, a text one `prompt`.
+ */
 export interface ScriptedRequest extends CompletionParams {
   messages?: ChatMessageParam[];
   tools?: ChatTool[];
@@ -83,7 +87,9 @@ export interface ScriptedRequest extends CompletionParams {
 /** What `emulator.script()` returns. */
 export interface ModelScript {
   readonly model: string;
-  /** The scope the script answers (requests with `x-emulator-scope: <scope>`); undefined: unscoped. */
+  /**
+   * The scope the script answers (requests with `x-emulator-scope: <scope>`); undefined: unscoped.
+   */
   readonly scope: string | undefined;
   /**
    * The bodies of the valid completion requests for `model` since the script was set, in
@@ -237,7 +243,8 @@ class ScriptState implements ModelScript {
         400,
         `The script of ${JSON.stringify(this.model)}${of} is used up: its ${this.replies.length} ` +
           `replies answered the requests before this one (request ${this.requests.length}). ` +
-          "Script one reply per request the code under test makes, or call emulator.reset() to drop the script.",
+          "Script one reply per request the code under test makes, or call emulator.reset() to " +
+          "drop the script.",
         { code: "script_exhausted" },
       );
     }
@@ -263,7 +270,8 @@ export class ScriptBook {
   ): ModelScript {
     if (!models.some((m) => m.uri === model)) {
       throw new Error(
-        `emulator.script(${JSON.stringify(model)}): no such model; the emulator serves ${models.map((m) => m.uri).join(", ")}.`,
+        `emulator.script(${JSON.stringify(model)}): no such model; the emulator serves ` +
+          `${models.map((m) => m.uri).join(", ")}.`,
       );
     }
     const script = new ScriptState(model, scope, checkReplies(model, replies));
@@ -300,7 +308,10 @@ function key(scope: string | undefined, model: string): string {
   return scope === undefined ? model : `${scope}\u0000${model}`;
 }
 
-/** The error a reply answers with, as an HTTP response (`inStream` errors of unstreamed requests too). */
+/**
+ * The error a reply answers with, as an HTTP response (`inStream` errors of unstreamed requests
+ * too).
+ */
 export function replyHttpError(error: ScriptedError): HttpError {
   return new HttpError(error.status, error.message ?? `Scripted ${error.status} error.`, {
     ...(error.type === undefined ? {} : { type: error.type }),
@@ -361,7 +372,8 @@ export function replyText(reply: ScriptedReplyFields): { text: string; finishRea
   if (unfit !== undefined) {
     throw new HttpError(
       400,
-      `The scripted reply has ${unfit}, which a text completion cannot answer; script a text reply for it.`,
+      `The scripted reply has ${unfit}, which a text completion cannot answer; script a text ` +
+        "reply for it.",
       { code: "script_mismatch" },
     );
   }

@@ -21,7 +21,9 @@ export type ScriptToolChoice = "auto" | "none" | "required" | { name: string };
 export interface ScriptToolCall {
   name: string;
   arguments: string;
-  /** Only scripted replies name their ids; the scripted model's calls are numbered on the way out. */
+  /**
+   * Only scripted replies name their ids; the scripted model's calls are numbered on the way out.
+   */
   id?: string;
 }
 

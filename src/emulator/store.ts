@@ -19,7 +19,9 @@ export interface MessageRecord {
   object: "thread.message";
   createdAt: string;
   threadId: string;
-  /** `system` is what other tools of the service family write; the package writes user/assistant. */
+  /**
+   * `system` is what other tools of the service family write; the package writes user/assistant.
+   */
   role: "user" | "assistant" | "system";
   content: ContentItemRecord[];
   attachments: unknown[];

@@ -56,7 +56,8 @@ export class Upstream {
           : String(error);
       throw new HttpError(
         502,
-        `Upstream ${url} did not answer (${detail}). Start the upstream server or remove the upstream option.`,
+        `Upstream ${url} did not answer (${detail}). Start the upstream server or remove the ` +
+          "upstream option.",
         { code: "upstream_unreachable" },
       );
     }

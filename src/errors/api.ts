@@ -1,7 +1,7 @@
 /**
  * The service answered with an error status. One factory, `StudioAPIError.fromResponse`, picks the
- * subclass from the status, so callers can `catch (e) { if (e instanceof StudioRateLimitError) ... }`
- * without reading messages.
+ * subclass from the status, so callers can
+ * `catch (e) { if (e instanceof StudioRateLimitError) ... }` without reading messages.
  */
 import type { LangChainErrorCodes } from "@langchain/core/errors";
 import { redactDeep, redactText } from "./redact";
@@ -37,7 +37,8 @@ const LC_ERROR_CODES: Readonly<Partial<Record<number, LangChainErrorCodes>>> = {
 function troubleshooting(code: LangChainErrorCodes | undefined): string {
   return code === undefined
     ? ""
-    : `\n\nTroubleshooting URL: https://docs.langchain.com/oss/javascript/langchain/errors/${code}/`;
+    : `\n\nTroubleshooting URL: ` +
+        `https://docs.langchain.com/oss/javascript/langchain/errors/${code}/`;
 }
 
 /** The service answered with a non-2xx status. */
@@ -67,7 +68,10 @@ export class StudioAPIError extends StudioError {
     const id = init.requestId ? ` (request id ${init.requestId})` : "";
     const lcErrorCode = LC_ERROR_CODES[init.status];
     super(
-      `${init.method} ${init.path} failed with status ${init.status}${init.code ? ` [${init.code}]` : ""}: ${init.serverMessage}${id}${init.hint ?? hintFor(init.status)}${troubleshooting(lcErrorCode)}`,
+      `${init.method} ${init.path} failed with status ` +
+        `${init.status}${init.code ? ` [${init.code}]` : ""}: ` +
+        `${init.serverMessage}${id}${init.hint ?? hintFor(init.status)}` +
+        troubleshooting(lcErrorCode),
     );
     if (lcErrorCode !== undefined) this.lc_error_code = lcErrorCode;
     this.status = init.status;

@@ -44,7 +44,8 @@ export class StudioConnectionError extends StudioError {
     options?: { cause?: unknown },
   ) {
     super(
-      `Connection to ${method} ${path} failed: ${detail}. Check the address and your network; the call can be retried.`,
+      `Connection to ${method} ${path} failed: ${detail}. Check the address and your network; ` +
+        "the call can be retried.",
       options,
     );
     this.method = method;
@@ -89,7 +90,8 @@ export class StudioTimeoutError extends StudioError {
   ) {
     const [missing, option] = TIMEOUT_WORDS[what];
     super(
-      `${method} ${path} timed out: no ${missing} within ${timeoutMs} ms. Raise the "${option}" option if the service is slow.`,
+      `${method} ${path} timed out: no ${missing} within ${timeoutMs} ms. Raise the "${option}" ` +
+        "option if the service is slow.",
     );
     this.method = method;
     this.path = redactText(path);

@@ -13,7 +13,8 @@ export class StudioConfigError extends StudioError {
   constructor(option: string, envVar: string | undefined, message?: string) {
     super(
       message ??
-        `Missing ${option}: pass the "${option}" option${envVar ? ` or set the ${envVar} environment variable` : ""}.`,
+        `Missing ${option}: pass the "${option}" option` +
+          (envVar ? ` or set the ${envVar} environment variable.` : "."),
     );
     this.option = option;
     this.envVar = envVar;

@@ -122,7 +122,9 @@ export function redactCause(cause: unknown): unknown {
   return redactDeep(cause);
 }
 
-/** An error's message, stack and every own property (`cause`, `code`, AggregateError's `errors`). */
+/**
+ * An error's message, stack and every own property (`cause`, `code`, AggregateError's `errors`).
+ */
 function errorParts(error: Error): [string, unknown][] {
   const parts: [string, unknown][] = [
     ["message", String(error.message)],

@@ -115,7 +115,9 @@ export function chainedItems(
   return `${segments.reverse().join("")}]`;
 }
 
-/** `base` (JSON list text) with the items of each of `appended` (JSON list texts) added, in order. */
+/**
+ * `base` (JSON list text) with the items of each of `appended` (JSON list texts) added, in order.
+ */
 export function withItems(base: string, appended: readonly string[]): string {
   if (appended.length === 0) return base;
   return `${base.slice(0, -1)},${appended.map((items) => items.slice(1, -1)).join(",")}]`;

@@ -18,10 +18,8 @@ import { StudioError } from "../errors";
 import { readCheckpointRecord, type StoredRecord, type StoredValue } from "../records/checkpoint";
 import {
   messageText,
-  PendingParts,
-  parseJson,
   recordMessages as partMessages,
-  partOf,
+  RecordAssembler,
   type RecordMessage,
 } from "../records/parts";
 
@@ -55,7 +53,9 @@ export interface Place {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Stores a serializer's `[type, bytes]`; JSON text is kept as a value so the thread is readable. */
+/**
+ * Stores a serializer's `[type, bytes]`; JSON text is kept as a value so the thread is readable.
+ */
 export function storeValue([type, bytes]: [string, Uint8Array]): StoredValue {
   if (type === "json") {
     try {
@@ -74,7 +74,9 @@ export function loadValue(value: StoredValue): [string, Uint8Array | string] {
     const bytes = fromBase64(value.base64);
     if (bytes === undefined) {
       throw new StudioError(
-        `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's record was changed by something other than this package.`,
+        `A stored checkpoint value of type "${value.type}" is not valid base64: the thread's ` +
+          "record was changed by something other than this package. Restore that message, " +
+          "or delete the LangGraph thread (deleteThread) to start it over.",
       );
     }
     return [value.type, bytes];
@@ -135,9 +137,8 @@ export interface ReadRecord {
   place: Place;
 }
 
-interface PendingPart {
+interface ReadPart {
   id: string;
-  text: string;
   place: Place;
 }
 
@@ -147,29 +148,22 @@ interface PendingPart {
  * @throws StudioStoredFormatError (from `read`) for a record of a format newer than this version's.
  */
 export class RecordReader {
-  private readonly pending = new PendingParts<PendingPart>();
+  private readonly records = new RecordAssembler<ReadPart>();
 
   /** `place` is the message's place in the caller's count (larger is newer). */
   read(message: ThreadMessage, place: Place): ReadRecord | undefined {
-    const metadata = message.metadata ?? {};
-    if (typeof metadata[RECORD_KIND_KEY] !== "string") return undefined;
-    const text = messageText(message.content);
-    const part = partOf(metadata);
-    if (!part) {
-      const record = readCheckpointRecord(parseJson(text));
-      return record && { record, messageIds: [message.id], place };
-    }
-    const whole = this.pending.add(part, { id: message.id, text, place });
+    if (typeof message.metadata?.[RECORD_KIND_KEY] !== "string") return undefined;
+    const whole = this.records.add(message, { id: message.id, place });
     if (!whole) return undefined;
     const { parts } = whole;
-    const record = readCheckpointRecord(parseJson(parts.map((p) => p.text).join("")));
+    const record = readCheckpointRecord(whole.value);
     const first = parts.reduce((a, b) => (b.place.position < a.place.position ? b : a));
     return record && { record, messageIds: parts.map((p) => p.id), place: first.place };
   }
 
   /** Forgets parts read below `position` (they will be read again if ever needed). */
   dropBelow(position: number): void {
-    this.pending.dropWhere((part) => part.place.position < position);
+    this.records.dropWhere((part) => part.place.position < position);
   }
 }
 

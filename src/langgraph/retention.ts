@@ -8,7 +8,8 @@
  * step's checkpoint, so while a run goes on in another process the thread holds writes of a
  * checkpoint still on its way: an interrupt among them must survive. Removed: every other
  * checkpoint, its writes, and copies of values no kept checkpoint reads. Only records the prune
- * read can be removed, so nothing stored after its read is touched. A kept checkpoint whose value is read through a removed record gets a whole copy of that
+ * read can be removed, so nothing stored after its read is touched. A kept checkpoint whose value
+ * is read through a removed record gets a whole copy of that
  * value in a new "values" record, written before anything is deleted.
  *
  * Records are deleted newest first. A record's values extend older ones, or copy them, so while a
@@ -102,8 +103,8 @@ export function prunedThread(threadId: string, remove: readonly RecordEntry[]): 
  * namespace's older checkpoints, the writes against them, and "values" copies, as far as this
  * process has read them. Never a checkpoint or a write with a newer id (another process's, or
  * writes LangGraph stored before their checkpoint: an interrupt, or a task that succeeded beside
- * a failing one), never the new checkpoint's own writes, and never a record a value those writes are
- * cut around is read from.
+ * a failing one), never the new checkpoint's own writes, and never a record a value those writes
+ * are cut around is read from.
  */
 export function planSuperseded(
   log: CheckpointLog,

@@ -40,7 +40,9 @@ export const PLAIN_RECORDS: RecordCodec = {
     mapValues(threadId, record, async (context, value) => {
       if (value.type !== ENCRYPTED_TYPE) return value;
       throw new StudioError(
-        `The checkpoint value at ${context} is encrypted, and this StudioCheckpointSaver has no encrypting serde: pass \`serde: createEncryptedSerde({ keys })\` with the keys it was written with.`,
+        `The checkpoint value at ${context} is encrypted, and this StudioCheckpointSaver has no ` +
+          `encrypting serde: pass \`serde: createEncryptedSerde({ keys })\` with the keys it ` +
+          "was written with.",
       );
     }),
 };

@@ -241,7 +241,10 @@ export class CheckpointThreads {
         }
       } catch (error) {
         throw new StudioError(
-          `Could not delete the records of LangGraph thread "${threadId}" in service thread ${serviceThreadId}: ${(error as Error)?.message ?? String(error)}. ${i} of ${entries.length} records were deleted (the oldest are deleted last, so every checkpoint left reads whole); calling it again deletes the rest.`,
+          `Could not delete the records of LangGraph thread "${threadId}" in service thread ` +
+            `${serviceThreadId}: ${(error as Error)?.message ?? String(error)}. ${i} of ` +
+            `${entries.length} records were deleted (the oldest are deleted last, so every ` +
+            "checkpoint left reads whole); calling it again deletes the rest.",
           { cause: error },
         );
       }
@@ -360,7 +363,9 @@ function writeError(
       ? "A record stored twice reads as once, so running the step again is safe."
       : "A record with a part missing is ignored when read, and running the step again is safe.";
   return new StudioError(
-    `Could not save ${what} of LangGraph thread "${threadId}" in service thread ${serviceThreadId}: ${(cause as Error)?.message ?? String(cause)}. ${failed[0]!.toUpperCase()}${failed.slice(1)} ${state}.${before}${later} ${reading}`,
+    `Could not save ${what} of LangGraph thread "${threadId}" in service thread ` +
+      `${serviceThreadId}: ${(cause as Error)?.message ?? String(cause)}. ` +
+      `${failed[0]!.toUpperCase()}${failed.slice(1)} ${state}.${before}${later} ${reading}`,
     { cause },
   );
 }

@@ -90,7 +90,8 @@ export class ThreadTtl {
     if (!this.#settings) {
       throw new StudioValidationError(
         "ttl",
-        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call deleteThreads({ maxAgeMs })",
+        "is required to sweep: construct the saver with ttl: { defaultTTL: <minutes> }, or call " +
+          "deleteThreads({ maxAgeMs })",
       );
     }
     return this.ms!;

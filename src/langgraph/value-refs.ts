@@ -57,7 +57,9 @@ export function cutAround(
   };
 }
 
-/** Where `text` holds `list`'s text (but its closing bracket), or its longest run of first items. */
+/**
+ * Where `text` holds `list`'s text (but its closing bracket), or its longest run of first items.
+ */
 function heldPrefix(text: string, list: string): { at: number; chars: number } | undefined {
   const open = list.slice(0, -1);
   const at = text.indexOf(open);

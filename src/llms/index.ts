@@ -141,7 +141,8 @@ export class StudioLLM extends LLM<StudioLLMCallOptions> {
   }
 
   /**
-   * One request per prompt, run concurrently, at most `maxConcurrency` at once; the results stay in prompt order whatever order the answers come in. With
+   * One request per prompt, run concurrently, at most `maxConcurrency` at once; the results stay in
+   * prompt order whatever order the answers come in. With
    * `streaming`, each request is streamed and its tokens reach the callbacks as they arrive.
    */
   override async _generate(

@@ -109,7 +109,8 @@ export function parseModelFields<T extends SettingTable>(
     if (RESERVED_BODY_FIELDS.has(key)) {
       throw new StudioValidationError(
         `modelKwargs.${key}`,
-        `is set by the model itself and cannot be overridden${key === "stream" ? ' (use "streaming" or .stream())' : ""}`,
+        "is set by the model itself and cannot be " +
+          `overridden${key === "stream" ? ' (use "streaming" or .stream())' : ""}`,
       );
     }
   }

@@ -12,7 +12,9 @@ type ModelListing = Pick<StudioClient, "iteratePublicModels">;
 /** One read of the listing per client, shared by every model and agent built on it. */
 const listings = new WeakMap<ModelListing, Promise<ReadonlyMap<string, Model>>>();
 
-/** The public models by uri, read once per client; a failed read is not kept, so it can be retried. */
+/**
+ * The public models by uri, read once per client; a failed read is not kept, so it can be retried.
+ */
 export function publicModels(client: ModelListing): Promise<ReadonlyMap<string, Model>> {
   let listing = listings.get(client);
   if (listing === undefined) {
@@ -31,7 +33,8 @@ async function readListing(client: ModelListing): Promise<ReadonlyMap<string, Mo
 
 /**
  * The profile a listing entry declares: the `tools` tag means tool calling, tool choice and
- * structured output; the mid-conversation flags are ChatStudio's (see below); `extra_args.max_model_len` is the context length; `modality` names the
+ * structured output; the mid-conversation flags are ChatStudio's (see below);
+ * `extra_args.max_model_len` is the context length; `modality` names the
  * input kinds (MODALITY_TEXT: text only).
  */
 export function profileFromModel(model: Model | undefined): ModelProfile {
@@ -77,6 +80,10 @@ export function warnProfileNotLoaded(className: string, model: string): void {
   if (warnedNotLoaded) return;
   warnedNotLoaded = true;
   console.warn(
-    `${className}("${model}").profile was read before it was loaded, so it is {}: createAgent falls back to the tool strategy for structured output, and the summarization middleware knows no context size. Build the model with \`await ${className}.fromModel("${model}", fields)\`, call \`await model.loadProfile()\` before handing it to an agent, or pass the \`profile\` option. (Warned once per process.)`,
+    `${className}("${model}").profile was read before it was loaded, so it is {}: createAgent ` +
+      "falls back to the tool strategy for structured output, and the summarization middleware " +
+      `knows no context size. Build the model with \`await ${className}.fromModel("${model}", ` +
+      `fields)\`, call \`await model.loadProfile()\` before handing it to an agent, or pass ` +
+      `the \`profile\` option. (Warned once per process.)`,
   );
 }

@@ -62,6 +62,9 @@ export function assertCompletionSettings(client: StudioClient, className: string
   throw new StudioConfigError(
     first[0],
     first[1],
-    `${className} cannot send a request: missing ${list}. Pass ${missing.length > 1 ? "them as options" : "it as an option"} or set the environment variable${missing.length > 1 ? "s" : ""}. (baseUrl, env STUDIO_BASE_URL, is the studio address for threads, assistants, models and datasets; completions do not use it.)`,
+    `${className} cannot send a request: missing ${list}. Pass ` +
+      `${missing.length > 1 ? "them as options" : "it as an option"} or set the environment ` +
+      `variable${missing.length > 1 ? "s" : ""}. (baseUrl, env STUDIO_BASE_URL, is the studio ` +
+      "address for threads, assistants, models and datasets; completions do not use it.)",
   );
 }

@@ -173,7 +173,9 @@ const modelUri = z
     z.regex(MODEL_URI_PATTERN, { error: 'must be a model uri shaped "<owner>/<model-name>"' }),
   );
 
-/** `callOnly`: checks of call options that are no setting (no field, no body field of their own). */
+/**
+ * `callOnly`: checks of call options that are no setting (no field, no body field of their own).
+ */
 function defineModelSettings<T extends SettingTable>(
   table: T,
   callOnly: Record<string, z.ZodMiniType> = {},
@@ -207,7 +209,9 @@ function optionalShape(settings: [string, Setting][]): Record<string, z.ZodMiniT
   return Object.fromEntries(settings.map(([name, { schema }]) => [name, z.optional(schema)]));
 }
 
-/** `ChatStudio`'s settings; the tool-call flags (set by `bindTools`) are checked as call options. */
+/**
+ * `ChatStudio`'s settings; the tool-call flags (set by `bindTools`) are checked as call options.
+ */
 export const CHAT_SETTINGS = defineModelSettings(MODEL_SETTINGS, {
   parallel_tool_calls: flag,
   strict: flag,

@@ -4,7 +4,7 @@
  * of a message record carry `record` (an id) and `part` ("2/11", 1-based) in metadata. A record
  * missing a part is not read, so a write cut short never surfaces as damaged data.
  */
-import type { ContentItem } from "../api-types";
+import type { ContentItem, ThreadMessage } from "../api-types";
 import { contentItemText, METADATA_LIMITS } from "../api-types";
 
 /** Message metadata naming the record a part belongs to, and which part it is ("2/11"). */
@@ -73,7 +73,7 @@ export interface PartPlace {
 }
 
 /** The message's place in a split record, or undefined for a whole record (or a bad place). */
-export function partOf(metadata: Readonly<Record<string, unknown>>): PartPlace | undefined {
+function partOf(metadata: Readonly<Record<string, unknown>>): PartPlace | undefined {
   const record = metadata[PART_RECORD_KEY];
   const part = metadata[PART_KEY];
   if (typeof record !== "string" || typeof part !== "string") return undefined;
@@ -85,7 +85,7 @@ export function partOf(metadata: Readonly<Record<string, unknown>>): PartPlace |
 }
 
 /** A split record whose parts are not all read yet. */
-export interface PendingRecord<T> {
+interface PendingRecord<T> {
   /** By part index; a hole is a part not read yet. */
   parts: (T | undefined)[];
   /** Every part read, in reading order, duplicates included. */
@@ -96,7 +96,7 @@ export interface PendingRecord<T> {
  * Parts waiting for the rest of their record, read in any order (newest first, oldest first,
  * over several calls). `add` hands the record's parts back, in order, once the last one arrives.
  */
-export class PendingParts<T> {
+class PendingParts<T> {
   readonly #pending = new Map<string, PendingRecord<T>>();
 
   add(place: PartPlace, part: T): { parts: T[]; read: T[] } | undefined {
@@ -127,6 +127,55 @@ export class PendingParts<T> {
     for (const [id, pending] of this.#pending) {
       if (pending.read.some(drop)) this.#pending.delete(id);
     }
+  }
+}
+
+/** A record read whole from its message(s). */
+export interface AssembledRecord<T> {
+  /** The record's JSON parsed; undefined when it does not parse. */
+  value: unknown;
+  /** Whether the record was split over several messages. */
+  split: boolean;
+  /** What the caller kept of each message, in part order. */
+  parts: T[];
+  /** What the caller kept of each message, in reading order, duplicate parts included. */
+  read: T[];
+}
+
+/**
+ * The reading every stored kind that splits its records does: a message holding a whole record
+ * gives it at once; a part waits for the rest of its record, read in any order. `T` is what the
+ * caller keeps of each message (its id, its place, its time).
+ */
+export class RecordAssembler<T> {
+  readonly #pending = new PendingParts<{ text: string; kept: T }>();
+
+  /** The record `message` completes, or undefined while parts of its record are missing. */
+  add(
+    message: Pick<ThreadMessage, "content" | "metadata">,
+    kept: T,
+  ): AssembledRecord<T> | undefined {
+    const text = messageText(message.content);
+    const place = partOf(message.metadata ?? {});
+    if (!place) return { value: parseJson(text), split: false, parts: [kept], read: [kept] };
+    const whole = this.#pending.add(place, { text, kept });
+    if (!whole) return undefined;
+    return {
+      value: parseJson(whole.parts.map((part) => part.text).join("")),
+      split: true,
+      parts: whole.parts.map((part) => part.kept),
+      read: whole.read.map((part) => part.kept),
+    };
+  }
+
+  /** What was kept of the messages of each record still missing parts, in reading order. */
+  *waiting(): IterableIterator<T[]> {
+    for (const pending of this.#pending.waiting()) yield pending.read.map((part) => part.kept);
+  }
+
+  /** Forgets the records some message of which `drop` picks. */
+  dropWhere(drop: (kept: T) => boolean): void {
+    this.#pending.dropWhere((part) => drop(part.kept));
   }
 }
 

@@ -395,10 +395,18 @@ function writeError(
       ? states[0] === "unknown"
         ? "It may or may not be stored."
         : "It is not stored."
-      : `Of its ${count} messages, ${stored} are stored, ${unknown} may or may not be, ${count - stored - unknown} are not.${split ? " An item split over several messages reads as stored only once all of them are; until then the key reads as it was." : ""}`;
+      : `Of its ${count} messages, ${stored} are stored, ${unknown} may or may not be, ` +
+        `${count - stored - unknown} are not.${
+          split
+            ? " An item split over several messages " +
+              "reads as stored only once all of them are; until then the key reads as it was."
+            : ""
+        }`;
   const thread = error.threadId === undefined ? "" : ` (thread ${error.threadId})`;
   return new StudioError(
-    `Could not store ${what} in namespace ${show(namespace)}${thread}: ${error.message}. ${outcome} Writing again is safe: the newest write of a key wins, and a write stored twice reads as once.`,
+    `Could not store ${what} in namespace ${show(namespace)}${thread}: ${error.message}. ` +
+      `${outcome} Writing again is safe: the newest write of a key wins, and a write stored ` +
+      "twice reads as once.",
     { cause: error.cause },
   );
 }

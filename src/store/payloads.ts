@@ -48,7 +48,8 @@ export async function loadPayload(
   if (!serde) {
     if ("p" in entry) return entry.p;
     throw new StudioError(
-      `The value of ${where} was stored through a serializer (type "${entry.x.type}"): pass the same \`serde\` to the StudioStore that reads it.`,
+      `The value of ${where} was stored through a serializer (type "${entry.x.type}"): pass the ` +
+        `same \`serde\` to the StudioStore that reads it.`,
     );
   }
   // Inline JSON goes through the serializer too, so that an encrypting one can refuse it.
@@ -86,7 +87,9 @@ async function openPayload(
     return JSON.parse(typeof innerData === "string" ? innerData : fromUtf8.decode(innerData));
   } catch {
     throw new StudioError(
-      `The stored value of ${where} decrypted, but is not the JSON of a stored item (type "${innerType}"); it was written by another tool or a damaged writer. Its content is not shown here. Write the key again (or delete it) to replace it.`,
+      `The stored value of ${where} decrypted, but is not the JSON of a stored item (type ` +
+        `"${innerType}"); it was written by another tool or a damaged writer. Its content is ` +
+        "not shown here. Write the key again (or delete it) to replace it.",
     );
   }
 }

@@ -26,10 +26,9 @@ import type { ThreadMessage } from "../api-types";
 import { fromBase64, toBase64 } from "../converters/base64";
 import {
   messageText,
-  PendingParts,
   parseJson,
   recordMessages as partMessages,
-  partOf,
+  RecordAssembler,
   type RecordMessage,
 } from "../records/parts";
 import {
@@ -161,33 +160,6 @@ export function recordMessages(entries: readonly Entry[], maxChars: number): Rec
   );
 }
 
-/** One part of a record split over several messages. */
-export interface RecordPart {
-  record: string;
-  /** 0-based. */
-  index: number;
-  count: number;
-  text: string;
-}
-
-/**
- * What a message holds: a whole record's entries, a part of a split record, or undefined when it
- * is not a store record.
- * @throws StudioStoredFormatError for a record of a format newer than this version's.
- */
-export function readMessage(
-  message: ThreadMessage,
-): { entries: Entry[] } | { part: RecordPart } | undefined {
-  const metadata = message.metadata ?? {};
-  if (!isStoreRecord(metadata)) return undefined;
-  const part = partOf(metadata);
-  if (!part) {
-    const entries = parseRecord(messageText(message.content));
-    return entries && { entries };
-  }
-  return { part: { ...part, text: messageText(message.content) } };
-}
-
 /** The entries of a record's text, or undefined when it is not a record. */
 export function parseRecord(text: string): Entry[] | undefined {
   return readStoreEntries(parseJson(text));
@@ -220,7 +192,7 @@ export class NamespaceLog {
   readonly #touches = new Map<string, number>();
   readonly #messageIds: string[] = [];
   /** Parts of split records read so far, until the last one is read. */
-  readonly #parts = new PendingParts<ReadPart>();
+  readonly #records = new RecordAssembler<ReadPart>();
   /** The largest stamp read: a write made after this read must pass it. */
   maxStamp = 0;
 
@@ -231,19 +203,15 @@ export class NamespaceLog {
    * older than `INCOMPLETE_RECORD_GRACE_MS`, see `staleParts`).
    */
   addMessage(message: ThreadMessage): void {
-    const read = readMessage(message);
-    if (!read) return;
-    if ("entries" in read) {
-      this.add(message.id, read.entries);
-      return;
-    }
-    const { text, ...place } = read.part;
-    const whole = this.#parts.add(place, { id: message.id, text, time: messageTime(message) });
+    if (!isStoreRecord(message.metadata ?? {})) return;
+    const whole = this.#records.add(message, { id: message.id, time: messageTime(message) });
     if (!whole) return;
+    const entries = readStoreEntries(whole.value);
+    // A message that does not parse is someone else's: it is not read (nor compacted away).
+    if (!whole.split && !entries) return;
     // Every message of the record, a duplicate of a part included: all go once it is compacted.
     const ids = whole.read.map((part) => part.id);
-    // A whole record that does not parse holds nothing: its messages count as dead.
-    const entries = parseRecord(whole.parts.map((part) => part.text).join(""));
+    // A split record that does not parse when whole holds nothing: its messages count as dead.
     this.add(ids, entries ?? []);
   }
 
@@ -255,9 +223,9 @@ export class NamespaceLog {
    */
   staleParts(now: number, graceMs: number = INCOMPLETE_RECORD_GRACE_MS): string[] {
     const stale: string[] = [];
-    for (const pending of this.#parts.waiting()) {
-      const newest = Math.max(...pending.read.map((part) => part.time));
-      if (newest < now - graceMs) stale.push(...pending.read.map((part) => part.id));
+    for (const read of this.#records.waiting()) {
+      const newest = Math.max(...read.map((part) => part.time));
+      if (newest < now - graceMs) stale.push(...read.map((part) => part.id));
     }
     return stale;
   }
@@ -342,7 +310,9 @@ export class NamespaceLog {
     return count;
   }
 
-  /** Whether compaction at `now` turns the put into a tombstone (see EXPIRED_TOMBSTONE_GRACE_MS). */
+  /**
+   * Whether compaction at `now` turns the put into a tombstone (see EXPIRED_TOMBSTONE_GRACE_MS).
+   */
   #removable(put: PutEntry, now: number): boolean {
     const expiresAt = this.expiresAt(put);
     return expiresAt !== undefined && expiresAt <= now - EXPIRED_TOMBSTONE_GRACE_MS;
@@ -393,10 +363,9 @@ export class NamespaceLog {
   }
 }
 
-/** A part of a split record, read. */
+/** What is kept of a message of a record until the record is whole. */
 interface ReadPart {
   id: string;
-  text: string;
   /** When it was stored (ms since 1970); +Infinity when a time was unreadable. */
   time: number;
 }

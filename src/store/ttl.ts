@@ -6,7 +6,9 @@ import type { Entry, NamespaceWrite, PutEntry } from "./records";
 
 export const MINUTE_MS = 60_000;
 
-/** The TTL in minutes a put stores its item with: its own, else the store's default; none for null. */
+/**
+ * The TTL in minutes a put stores its item with: its own, else the store's default; none for null.
+ */
 export function putTtl(
   ttl: number | null | undefined,
   defaultTtl: number | undefined,

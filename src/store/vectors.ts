@@ -33,7 +33,10 @@ export async function embedPuts(
     const vector = embedded[i];
     if (!Array.isArray(vector) || vector.length !== index.dims) {
       throw new StudioError(
-        `The embeddings returned ${Array.isArray(vector) ? `a vector of ${vector.length} numbers` : "no vector"} for text ${i + 1} of ${texts.length}; index.dims says ${index.dims}. Nothing was stored.`,
+        "The embeddings returned " +
+          `${Array.isArray(vector) ? `a vector of ${vector.length} numbers` : "no vector"} for ` +
+          `text ${i + 1} of ${texts.length}; index.dims says ${index.dims}. Nothing was stored. ` +
+          "Set index.dims to the length of the vectors your embeddings return.",
       );
     }
     byText.set(text, encodeVector(vector));

@@ -24,7 +24,9 @@ function callOf(message: ThreadMessage): string | undefined {
   return end > 0 ? id!.slice(0, end) : undefined;
 }
 
-/** `messages` with each call's messages moved up next to the first of them, order kept otherwise. */
+/**
+ * `messages` with each call's messages moved up next to the first of them, order kept otherwise.
+ */
 export function keepCallsTogether(messages: readonly ThreadMessage[]): ThreadMessage[] {
   const groups = new Map<string | ThreadMessage, ThreadMessage[]>();
   for (const message of messages) {

@@ -37,15 +37,21 @@ export async function clearThread(
   const deleted = await deleteThread(client, threadId, sessionId);
   if (!deleted && sessionId !== undefined) {
     throw new StudioError(
-      `clear() cannot empty session "${sessionId}": the service deletes neither its messages (${describe(refused)}) nor its thread ${threadId}, and a new thread would not be the one every process finds for the session (the oldest). Use another sessionId.`,
+      `clear() cannot empty session "${sessionId}": the service deletes neither its messages ` +
+        `(${describe(refused)}) nor its thread ${threadId}, and a new thread would not be the ` +
+        "one every process finds for the session (the oldest). Use another sessionId.",
       { cause: refused },
     );
   }
   warnOnce(
     client,
     deleted
-      ? `clear() deleted thread ${threadId} instead of its messages, because the service has no message delete (${describe(refused)}): the history's next write starts a new thread, so its threadId changes.`
-      : `clear() could not delete the messages of thread ${threadId} (${describe(refused)}) nor the thread itself: the thread still holds them. The history's next write starts a new thread, so its threadId changes.`,
+      ? `clear() deleted thread ${threadId} instead of its messages, because the service has no ` +
+          `message delete (${describe(refused)}): the history's next write starts a new thread, ` +
+          "so its threadId changes."
+      : `clear() could not delete the messages of thread ${threadId} (${describe(refused)}) nor ` +
+          "the thread itself: the thread still holds them. The history's next write starts a new " +
+          "thread, so its threadId changes.",
   );
   return deleted ? "deleted" : "kept";
 }

@@ -78,12 +78,19 @@ export class StudioWriteNotConfirmedError extends StudioError {
         : `Thread ${init.threadId}.`;
     const gone = init.threadId !== undefined && init.cause instanceof StudioNotFoundError;
     const retry = gone
-      ? ` Thread ${init.threadId} no longer exists (it was deleted, perhaps by another process): what it held went with it, and writing to it again cannot succeed. Write to another thread (a new history, or one with a sessionId, which looks its session up again).`
+      ? ` Thread ${init.threadId} no longer exists (it was deleted, perhaps by another ` +
+        "process): what it held went with it, and writing to it again cannot succeed. Write to " +
+        "another thread (a new history, or one with a sessionId, which looks its session up " +
+        "again)."
       : init.unknown.length + init.notStored.length > 0
-        ? " Call addMessages again on this history with the same message objects to store only what is missing, or getMessages() to see what the thread holds."
+        ? " Call addMessages again on this history with the same message objects to store only " +
+          "what is missing, or getMessages() to see what the thread holds."
         : "";
     super(
-      `Could not ${init.what} after ${init.attempts} attempt(s) (last error: ${reason}). ${where} ${describeOutcome(init, init.totalCount)}.${init.note ? ` ${init.note}` : ""}${retry}`,
+      `Could not ${init.what} after ${init.attempts} attempt(s) (last error: ${reason}). ` +
+        `${where} ${describeOutcome(init, init.totalCount)}.` +
+        (init.note ? ` ${init.note}` : "") +
+        retry,
       { cause: init.cause },
     );
     // A server's id, shown apart from the message: one that echoes the key must not carry it out.

@@ -38,7 +38,8 @@ export function checkThreadMetadata(
   if (count > room) {
     throw new StudioValidationError(
       "metadata",
-      `has ${count} keys; ${owner}'s thread takes at most ${room} besides its own ${reserved.map((key) => `"${key}"`).join(", ")}`,
+      `has ${count} keys; ${owner}'s thread takes at most ${room} besides its own ` +
+        `${reserved.map((key) => `"${key}"`).join(", ")}`,
     );
   }
 }

@@ -19,7 +19,9 @@ const identities = new WeakMap<StudioClient, Promise<string | undefined>>();
 /** The same, once computed (the hash is asynchronous; forgetting a thread is not). */
 const computed = new WeakMap<StudioClient, string | undefined>();
 
-/** Lower-case hex SHA-256 of the UTF-8 of `text` (Web Crypto: every runtime the package targets). */
+/**
+ * Lower-case hex SHA-256 of the UTF-8 of `text` (Web Crypto: every runtime the package targets).
+ */
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");

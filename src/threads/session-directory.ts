@@ -191,7 +191,10 @@ export class SessionDirectory {
     this.#scan = undefined;
     const reason = error instanceof Error ? error.message : String(error);
     console.warn(
-      `[langchain-studio] The service refused a dataset id made up by the package to file session threads (${reason}). Session look-ups fall back to listing every thread of the account (one call per 100 threads on a process's first look-up, then one call per unknown session).`,
+      "[langchain-studio] The service refused a dataset id made up by the package to file " +
+        `session threads (${reason}). Session look-ups fall back to listing every thread of the ` +
+        "account (one call per 100 threads on a process's first look-up, then one call per " +
+        "unknown session).",
     );
   }
 }

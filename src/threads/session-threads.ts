@@ -94,10 +94,16 @@ export interface SessionThread {
 function sessionIdProblem(sessionId: unknown): string | undefined {
   if (typeof sessionId !== "string" || sessionId === "") return "must be a non-empty string";
   if (sessionId.length > METADATA_LIMITS.maxValueLength) {
-    return `is ${sessionId.length} characters; it is stored as thread metadata, which holds at most ${METADATA_LIMITS.maxValueLength}`;
+    return (
+      `is ${sessionId.length} characters; it is stored as thread metadata, which holds at ` +
+      `most ${METADATA_LIMITS.maxValueLength}`
+    );
   }
   if (hasLoneSurrogate(sessionId)) {
-    return "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service storing UTF-8 would change it and never find the session again";
+    return (
+      "holds a lone surrogate (half of a UTF-16 pair), which is not Unicode: a service " +
+      "storing UTF-8 would change it and never find the session again"
+    );
   }
   return undefined;
 }
@@ -109,7 +115,9 @@ export const sessionIdSchema = z.custom<string>().check((ctx) => {
     ctx.issues.push({ code: "custom", input: ctx.value, message: problem });
 });
 
-/** Throws the `StudioValidationError` naming `field` when `sessionId` is not a usable session id. */
+/**
+ * Throws the `StudioValidationError` naming `field` when `sessionId` is not a usable session id.
+ */
 export function checkSessionId(field: string, sessionId: unknown): asserts sessionId is string {
   parseFields(z.object({ [field]: sessionIdSchema }), { [field]: sessionId });
 }
@@ -340,7 +348,9 @@ async function writeOnce(
         at: 0,
         state: "unknown",
         attempts: policy.maxAttempts,
-        what: `check that no other process created session "${session.sessionId}"'s thread at the same time`,
+        what:
+          `check that no other process created session "${session.sessionId}"'s thread at ` +
+          "the same time",
         cause: error,
         threadId,
       }),
@@ -376,7 +386,12 @@ function unchecked(partial: PartialWrite, threadId: string): PartialWrite {
     what: partial.what,
     cause: partial.cause,
     threadId,
-    note: `Thread ${threadId} was created for the session and holds what was stored, but it is not known yet whether another process created the session's thread first. The next look-up of the session in this process checks, and moves these messages to the session's thread if so; calling addMessages again with the same message objects stores only what the session's thread lacks.`,
+    note:
+      `Thread ${threadId} was created for the session and holds what was stored, but it is ` +
+      "not known yet whether another process created the session's thread first. The next " +
+      "look-up of the session in this process checks, and moves these messages to the " +
+      "session's thread if so; calling addMessages again with the same message objects " +
+      "stores only what the session's thread lacks.",
   });
 }
 
@@ -414,7 +429,10 @@ async function moveToWinner(
       what: error.what,
       cause: error.cause,
       threadId: winner,
-      note: `Another process created session "${session.sessionId}"'s thread ${winner} at the same time; the messages not confirmed there are in thread ${loser.threadId}, which the session's next look-up in this process moves to ${winner} and deletes.`,
+      note:
+        `Another process created session "${session.sessionId}"'s thread ${winner} at the ` +
+        `same time; the messages not confirmed there are in thread ${loser.threadId}, which the ` +
+        `session's next look-up in this process moves to ${winner} and deletes.`,
     });
   }
   try {

@@ -102,8 +102,8 @@ export class WriteBatch {
 
 /**
  * Plans the write of `messages`. `memory` holds what the room knows of each message object (and
- * learns the new ones); `clientIds[i]` is the id of `messages[i]` if it is new; `encode` builds what
- * is sent (it may throw a `StudioValidationError` naming `messages[i]`).
+ * learns the new ones); `clientIds[i]` is the id of `messages[i]` if it is new; `encode` builds
+ * what is sent (it may throw a `StudioValidationError` naming `messages[i]`).
  */
 export function planWrite<M extends object>(
   messages: readonly M[],

@@ -70,7 +70,8 @@ export function validateMetadata(field: string, metadata: unknown): void {
     if (value.length > METADATA_LIMITS.maxValueLength) {
       throw new StudioValidationError(
         `${field}.${key}`,
-        `value is ${value.length} characters; at most ${METADATA_LIMITS.maxValueLength} are allowed`,
+        `value is ${value.length} characters; at most ${METADATA_LIMITS.maxValueLength} are ` +
+          "allowed",
       );
     }
   }

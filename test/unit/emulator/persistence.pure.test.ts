@@ -142,7 +142,7 @@ describe("data file", () => {
     const store = await reopen(nested);
     await rm(join(dir, "gone"), { recursive: true });
     expect(() => store.createThread(thread("lost"), [])).toThrow(
-      /could not be written .*the change was not stored/,
+      /could not be written .*the change was not stored\. Check that the file's folder exists, is writable and has space\./,
     );
     expect(store.threads.size).toBe(0);
   });

@@ -45,6 +45,14 @@ describe("storeValue / loadValue", () => {
     expect(loadValue(stored)).toEqual(["bytes", raw]);
     expect(storeValue(["json", raw])).toEqual({ type: "json", base64: "AP+ACg==" });
   });
+
+  it("says what to do when a stored value is not base64", () => {
+    expect(() => loadValue({ type: "bytes", base64: "not base64!" })).toThrow(
+      'A stored checkpoint value of type "bytes" is not valid base64: the thread\'s record was ' +
+        "changed by something other than this package. Restore that message, or delete the " +
+        "LangGraph thread (deleteThread) to start it over.",
+    );
+  });
 });
 
 describe("recordMessages and RecordReader", () => {
