@@ -109,7 +109,10 @@ export class EncryptedSerde implements ContextualSerde {
         throw new StudioDecryptionError({
           reason: "plaintext",
           context,
-          detail: `it is not encrypted (type "${type}") and encryption is on. If it was stored before encryption was turned on, pass allowPlaintext: true until such values are rewritten; otherwise someone stored it in place of an encrypted value.`,
+          detail:
+            `it is not encrypted (type "${type}") and encryption is on. If it was stored ` +
+            `before encryption was turned on, pass allowPlaintext: true until such values are ` +
+            `rewritten; otherwise someone stored it in place of an encrypted value.`,
         });
       }
       return [type, data];
@@ -151,7 +154,10 @@ export class EncryptedSerde implements ContextualSerde {
  *
  * ```ts
  * const serde = createEncryptedSerde({
- *   keys: { "2025-06": process.env.MEMORY_KEY_2025_06!, "2025-01": process.env.MEMORY_KEY_2025_01! },
+ *   keys: {
+ *     "2025-06": process.env.MEMORY_KEY_2025_06!,
+ *     "2025-01": process.env.MEMORY_KEY_2025_01!,
+ *   },
  *   activeKeyId: "2025-06",
  * });
  * ```

@@ -36,7 +36,8 @@ export async function seal(
   const type = utf8.encode(innerType);
   if (type.length > MAX_TYPE_BYTES) {
     throw new StudioError(
-      `The serializer's type "${innerType.slice(0, 40)}..." is ${type.length} bytes; an encrypted value keeps at most ${MAX_TYPE_BYTES}. Nothing was stored.`,
+      `The serializer's type "${innerType.slice(0, 40)}..." is ${type.length} bytes; an ` +
+        `encrypted value keeps at most ${MAX_TYPE_BYTES}. Nothing was stored.`,
     );
   }
   const plaintext = concat([Uint8Array.of(type.length), type, bytes]);
@@ -70,7 +71,10 @@ export async function open(
       reason: "unknownKey",
       keyId: parsed.keyId,
       context,
-      detail: `it was encrypted with key id "${parsed.keyId}", which is not among the keys given (${ring.keyIds.map((id) => `"${id}"`).join(", ")}). Keep retired keys in \`keys\` under their ids for as long as values written with them are stored.`,
+      detail:
+        `it was encrypted with key id "${parsed.keyId}", which is not among the keys ` +
+        `given (${ring.keyIds.map((id) => `"${id}"`).join(", ")}). Keep retired keys in ` +
+        `\`keys\` under their ids for as long as values written with them are stored.`,
     });
   }
   let plaintext: Uint8Array;
@@ -133,14 +137,18 @@ async function integrityFailure(
       keyId,
       context,
       detail:
-        "it was encrypted for another place and copied here (a value decrypts only where it was written: same thread, checkpoint and channel, or same namespace and key). Nothing of it was used.",
+        "it was encrypted for another place and copied here (a value decrypts only where it " +
+        "was written: same thread, checkpoint and channel, or same namespace and key). Nothing " +
+        "of it was used.",
     });
   }
   return new StudioDecryptionError({
     reason: "tampered",
     keyId,
     context,
-    detail: `it fails its integrity check: it was changed after it was written, or the key under id "${keyId}" is not the one it was written with. Nothing of it was used.`,
+    detail:
+      `it fails its integrity check: it was changed after it was written, or the key ` +
+      `under id "${keyId}" is not the one it was written with. Nothing of it was used.`,
   });
 }
 

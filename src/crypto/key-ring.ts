@@ -85,7 +85,11 @@ function roundTrips(id: string): boolean {
 /** What is wrong with a key id, if anything. */
 function keyIdProblem(id: string): string | undefined {
   if (!roundTrips(id)) {
-    return 'is not well-formed text (it holds a lone surrogate): it is stored as UTF-8 beside each value and would read back as another id, so nothing written under it could be read. Use plain text such as "2025-06"';
+    return (
+      "is not well-formed text (it holds a lone surrogate): it is stored as UTF-8 beside " +
+      "each value and would read back as another id, so nothing written under it could be " +
+      'read. Use plain text such as "2025-06"'
+    );
   }
   const bytes = utf8.encode(id).length;
   if (bytes === 0 || bytes > MAX_KEY_ID_BYTES) {
@@ -104,7 +108,10 @@ function keySource(key: unknown): { source: CryptoKey | Uint8Array } | { problem
     // either reading would silently be a different key for some tool sharing the data.
     if (HEX_KEY.test(key)) {
       return {
-        problem: `looks like hex (${key.length} hex digits); keys are base64 of the raw key bytes. Convert it once, e.g. Buffer.from(hexKey, "hex").toString("base64"), and pass that`,
+        problem:
+          `looks like hex (${key.length} hex digits); keys are base64 of the raw key ` +
+          `bytes. Convert it once, e.g. Buffer.from(hexKey, "hex").toString("base64"), and ` +
+          `pass that`,
       };
     }
     const bytes = fromBase64(key);
@@ -113,7 +120,9 @@ function keySource(key: unknown): { source: CryptoKey | Uint8Array } | { problem
     }
     if (!RAW_KEY_BYTES.has(bytes.length)) {
       return {
-        problem: `decodes to ${bytes.length} bytes; an AES key is 16, 24 or 32 bytes (make one with crypto.getRandomValues(new Uint8Array(32)))`,
+        problem:
+          `decodes to ${bytes.length} bytes; an AES key is 16, 24 or 32 bytes (make one ` +
+          `with crypto.getRandomValues(new Uint8Array(32)))`,
       };
     }
     return { source: bytes };
@@ -125,13 +134,17 @@ function keySource(key: unknown): { source: CryptoKey | Uint8Array } | { problem
       key.usages.includes("decrypt");
     if (!usable) {
       return {
-        problem: `must be an AES-GCM CryptoKey usable to encrypt and decrypt (got ${key.algorithm.name}, usages ${key.usages.join(", ") || "none"})`,
+        problem:
+          `must be an AES-GCM CryptoKey usable to encrypt and decrypt (got ` +
+          `${key.algorithm.name}, usages ${key.usages.join(", ") || "none"})`,
       };
     }
     return { source: key };
   }
   return {
-    problem: `must be a CryptoKey for AES-GCM or the base64 of a raw key (got ${key === null ? "null" : typeof key})`,
+    problem:
+      `must be a CryptoKey for AES-GCM or the base64 of a raw key (got ` +
+      `${key === null ? "null" : typeof key})`,
   };
 }
 
@@ -185,7 +198,9 @@ const keyRingSchema = z.pipe(
           code: "custom",
           input: activeKeyId,
           path: ["activeKeyId"],
-          message: `is required with several keys: name the one new values are encrypted with (one of ${listed})`,
+          message:
+            `is required with several keys: name the one new values are encrypted with ` +
+            `(one of ${listed})`,
         });
         return z.NEVER;
       }

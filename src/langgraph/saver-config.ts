@@ -255,7 +255,9 @@ export function retentionCutoff(
     if (typeof olderThan === "number") {
       throw new StudioValidationError(
         "olderThan",
-        `must be a Date; a number is ambiguous (an age, or a time since 1970?): pass maxAgeMs: ${String(olderThan)} for an age in milliseconds, or new Date(${String(olderThan)}) for a date (got ${String(olderThan)})`,
+        `must be a Date; a number is ambiguous (an age, or a time since 1970?): pass maxAgeMs: ` +
+          `${String(olderThan)} for an age in milliseconds, or new Date(${String(olderThan)}) ` +
+          `for a date (got ${String(olderThan)})`,
       );
     }
     const time = olderThan instanceof Date ? olderThan.getTime() : Number.NaN;
@@ -346,7 +348,8 @@ export function requireThreadId(config: RunnableConfig, action: string): string 
   if (threadId === undefined || threadId === null) {
     throw new StudioValidationError(
       "config.configurable.thread_id",
-      `is required to ${action}: pass { configurable: { thread_id: "<your conversation id>" } } when you invoke the graph`,
+      `is required to ${action}: pass { configurable: { thread_id: "<your conversation id>" } ` +
+        `} when you invoke the graph`,
     );
   }
   return threadIdOf(threadId);

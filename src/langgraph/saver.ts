@@ -125,7 +125,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * them as strings; the counter is zero-padded so that string order is counter order.
    */
   override getNextVersion(current: number | undefined): number {
-    // LangGraph takes string versions (compareChannelVersions); the base class types them as numbers.
+    // LangGraph takes string versions (compareChannelVersions); the base class types them as
+    // numbers.
     return nextVersion(current) as unknown as number;
   }
 
@@ -347,8 +348,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
    * older than `olderThan` (a Date) or `maxAgeMs` (an age); without options, older than the
    * saver's `ttl`. The time-to-live the service does not have. Costs: one call per 100 threads of
    * the account, one per checkpoint thread, two per deleted thread (its newest message is read
-   * again just before the delete: a thread another process wrote meanwhile is kept). Returns the deleted (with
-   * `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
+   * again just before the delete: a thread another process wrote meanwhile is kept). Returns the
+   * deleted (with `dryRun`, the expired and kept) `thread_id`s: their number is what was removed.
    */
   async deleteThreads(options?: DeleteThreadsOptions): Promise<string[]> {
     const cutoff = retentionCutoff(options, this.#ttl.ms, Date.now());

@@ -67,7 +67,8 @@ export function bindGraph(
   const inner = isRunnable(held) ? held : graph;
   if (!isRunnable(inner)) {
     throw new TypeError(
-      `graphs.${id} is not a compiled LangGraph graph: pass StateGraph#compile() or a createAgent result`,
+      `graphs.${id} is not a compiled LangGraph graph: pass StateGraph#compile() or a ` +
+        `createAgent result`,
     );
   }
   const bound = Object.create(inner) as RunnableGraph;

@@ -167,7 +167,8 @@ export class StudioStore extends BaseStore {
     this.#sweeper = setInterval(() => {
       this.sweepExpiredItems().catch((error: unknown) => {
         console.warn(
-          `[langchain-studio] StudioStore's TTL sweep failed (it runs again in ${minutes} minutes): ${error instanceof Error ? error.message : String(error)}`,
+          `[langchain-studio] StudioStore's TTL sweep failed (it runs again in ${minutes} ` +
+            `minutes): ${error instanceof Error ? error.message : String(error)}`,
         );
       });
     }, minutes * MINUTE_MS);

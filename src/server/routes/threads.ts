@@ -34,7 +34,8 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
         throw new HttpProblem(
           422,
           "Unprocessable Entity",
-          `graph_id: names no graph of this server; use one of ${[...ctx.graphs.keys()].join(", ")}`,
+          `graph_id: names no graph of this server; use one of ` +
+            `${[...ctx.graphs.keys()].join(", ")}`,
         );
       }
       checkThreadMetadata(body.metadata, { owner: ctx.auth ? owner : undefined }, ctx.graphs);

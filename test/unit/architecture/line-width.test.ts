@@ -10,19 +10,6 @@ import { describe, expect, it } from "vitest";
 const SRC = join(import.meta.dirname, "../../../src");
 const MAX_COLUMNS = 100;
 
-/**
- * Paths (relative to src/, a trailing "/" for a whole folder) not checked yet: another branch was
- * rewriting them while the rest was brought within the limit. Empty this list once it is merged.
- */
-const NOT_YET_CHECKED: readonly string[] = [
-  "server/",
-  "crypto/",
-  "langgraph/saver.ts",
-  "langgraph/saver-config.ts",
-  "store/store.ts",
-  "store/fields.ts",
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -33,19 +20,12 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-function isExempt(path: string): boolean {
-  return NOT_YET_CHECKED.some((entry) =>
-    entry.endsWith("/") ? path.startsWith(entry) : path === entry,
-  );
-}
-
 const files = sourceFiles(SRC).map((file) => relative(SRC, file).split("\\").join("/"));
 
 describe("source line width", () => {
   it(`keeps every line of src/**/*.ts within ${MAX_COLUMNS} columns`, () => {
     const offending: string[] = [];
     for (const path of files) {
-      if (isExempt(path)) continue;
       const lines = readFileSync(join(SRC, path), "utf8").split(/\r?\n/);
       lines.forEach((line, index) => {
         // Columns are characters as an editor shows them, not UTF-16 units or bytes.
@@ -54,13 +34,5 @@ describe("source line width", () => {
       });
     }
     expect(offending, `lines over ${MAX_COLUMNS} columns:\n${offending.join("\n")}`).toEqual([]);
-  });
-
-  it("names only paths that exist in the list of paths not checked yet", () => {
-    const stale = NOT_YET_CHECKED.filter(
-      (entry) =>
-        !files.some((path) => (entry.endsWith("/") ? path.startsWith(entry) : path === entry)),
-    );
-    expect(stale).toEqual([]);
   });
 });
