@@ -136,7 +136,7 @@ describe("a record of a newer format", () => {
     const client = newClient();
     const handler = createAgentServer({
       graphs: { echo: echoGraph().compile() },
-      checkpointer: new StudioCheckpointSaver({ client }),
+      checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
       client,
       onError: (error) => errors.push(error),
     });

@@ -73,7 +73,7 @@ const READERS: Record<
           .addEdge("__start__", "reply")
           .compile(),
       },
-      checkpointer: new StudioCheckpointSaver({ client: studio }),
+      checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
       client: studio,
     });
     const { threads } = fixture.expected as { threads: Record<string, unknown> };
