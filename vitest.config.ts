@@ -51,13 +51,6 @@ export default defineConfig({
           // Projects are chosen by file name (test/projects.ts): name.test.ts, .pure, .int, .process.
           name: "unit",
           ...PROJECT_FILES.unit,
-          // One module graph per worker, as in the integration project: loading LangChain again for
-          // each of these files was most of a cold run (#33). Mocks, stubs and nock are undone
-          // after each file; a test of a once-per-process behaviour re-imports with resetModules.
-          isolate: false,
-          unstubEnvs: true,
-          unstubGlobals: true,
-          restoreMocks: true,
           environment: "node",
           globalSetup: ["test/matrix/print-versions.ts"],
         },

@@ -1,7 +1,6 @@
 /**
  * `ChatStudio.fromModel` returns a model whose profile is loaded; a profile read before it was
- * loaded warns once per process (a fresh copy of the package's modules stands for a fresh process:
- * unit files share one module graph per worker).
+ * loaded warns once per process (this file's module state is its own: vitest isolates files).
  */
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -71,11 +70,9 @@ describe("a profile read before it was loaded", () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it("is {} and warns once per process, naming the model and the fixes", async () => {
+  it("is {} and warns once per process, naming the model and the fixes", () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    vi.resetModules();
-    const { ChatStudio: FreshChatStudio } = await import("../../../src/chat_models");
-    const forgotten = new FreshChatStudio(MODEL, fields);
+    const forgotten = new ChatStudio(MODEL, fields);
     expect(forgotten.profile).toEqual({});
     expect(warn).toHaveBeenCalledTimes(1);
     const text = String(warn.mock.calls[0]?.[0]);
@@ -83,7 +80,7 @@ describe("a profile read before it was loaded", () => {
     expect(text).toContain("ChatStudio.fromModel");
     expect(text).toContain("loadProfile()");
     expect(forgotten.profile).toEqual({});
-    expect(new FreshChatStudio("other/model", fields).profile).toEqual({});
+    expect(new ChatStudio("other/model", fields).profile).toEqual({});
     expect(warn).toHaveBeenCalledTimes(1);
   });
 });
