@@ -71,12 +71,9 @@ export default defineConfig({
         test: {
           name: "integration",
           ...PROJECT_FILES.integration,
-          // Each file starts its own emulator and the package keeps nothing per process that one
-          // file could see of another's (caches are keyed by the emulator's address; the retry
-          // clock is restored after each file), so the files share one module graph per worker:
-          // LangChain and LangGraph load once per worker, not once per file (#33). A test of a
-          // once-per-process behaviour re-imports the package with vi.resetModules().
-          isolate: false,
+          // Isolated: a fresh module graph per file. Sharing one per worker halved the imports, but
+          // under load a store test then read another file's state (the package's per-process
+          // caches are keyed by the service address, and in-process emulators can share one).
           unstubEnvs: true,
           unstubGlobals: true,
           environment: "node",
