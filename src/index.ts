@@ -93,6 +93,7 @@ export {
   StudioServerError,
   StudioStoredFormatError,
   StudioStreamError,
+  StudioThreadDeletedError,
   StudioTimeoutError,
   StudioUnprocessableEntityError,
   StudioValidationError,

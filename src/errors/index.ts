@@ -24,3 +24,4 @@ export { StudioConfigError, StudioValidationError } from "./input";
 export { registerSecret } from "./redact";
 export { StudioStoredFormatError } from "./stored-format";
 export { named, StudioError } from "./studio-error";
+export { StudioThreadDeletedError } from "./thread-deleted";

@@ -52,7 +52,7 @@ import {
   threadIdOf,
 } from "./saver-config";
 import { PLAIN_RECORDS, type RecordCodec, sealedRecords } from "./sealed-records";
-import { CheckpointThreads } from "./thread-store";
+import { CheckpointThreads, type ThreadCreation } from "./thread-store";
 import { ThreadTtl } from "./ttl";
 import { checkpointTuple } from "./tuples";
 import { checkpointKey, WriteOrder } from "./write-order";
@@ -237,7 +237,12 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
         blobs,
         ...(earlyWrites.length > 0 ? { earlyWrites } : {}),
       });
-      const entry = await this.#append(threadId, record, `checkpoint ${checkpoint.id}`);
+      const entry = await this.#append(
+        threadId,
+        record,
+        `checkpoint ${checkpoint.id}`,
+        parentId === undefined ? "always" : "unless-deleted",
+      );
       const log = this.#threads.cached(threadId)?.log;
       if (!entry || !log) return;
       rememberStored(log, ns, plan, entry.place);
@@ -297,6 +302,8 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
           threadId,
           record,
           `the writes of task ${taskId} at checkpoint ${checkpointId}`,
+          // LangGraph may store a step's writes before its checkpoint, the first one's too.
+          "unless-deleted",
         );
       },
     );
@@ -367,10 +374,16 @@ export class StudioCheckpointSaver extends BaseCheckpointSaver {
     return this.deleteThreads({ maxAgeMs: this.#ttl.sweepAge(), dryRun, scope });
   }
 
-  async #append(threadId: string, record: StoredRecord, what: string) {
+  async #append(
+    threadId: string,
+    record: StoredRecord,
+    what: string,
+    creates: ThreadCreation = "never",
+  ) {
     this.#ttl.wrote(threadId);
     const stored = await this.#codec.seal(threadId, record);
-    return this.#threads.append(threadId, record, recordMessages(stored, this.#partChars), what);
+    const messages = recordMessages(stored, this.#partChars);
+    return this.#threads.append(threadId, record, messages, what, creates);
   }
 
   /**

@@ -14,7 +14,12 @@
  */
 import type { ThreadMessage } from "../api-types";
 import type { StudioClient } from "../client";
-import { StudioError, StudioNotFoundError, StudioStoredFormatError } from "../errors";
+import {
+  StudioError,
+  StudioNotFoundError,
+  StudioStoredFormatError,
+  StudioThreadDeletedError,
+} from "../errors";
 import { DEFAULT_WRITE_POLICY, retried } from "../threads/backoff";
 import { isAmbiguousWriteFailure } from "../threads/confirmed-writes";
 import { KIND_KEY, SESSION_KEY } from "../threads/metadata";
@@ -45,6 +50,15 @@ export function threadTitle(threadId: string): string {
 }
 
 /** What this process knows of one LangGraph thread. */
+/**
+ * When a write may create its checkpoint thread. `always`: a conversation's first checkpoint,
+ * also after another process deleted the thread (a new conversation under the same id).
+ * `unless-deleted`: a later checkpoint or a task's writes, which may create a thread this process
+ * never wrote to (a copy, a restore, writes stored before their checkpoint) but not one it saw
+ * deleted under it. `never`: read times and prune copies, which only add to records it read.
+ */
+export type ThreadCreation = "always" | "unless-deleted" | "never";
+
 interface ThreadView {
   serviceThreadId: string | undefined;
   window: ThreadWindow | undefined;
@@ -148,21 +162,24 @@ export class CheckpointThreads {
   }
 
   /**
-   * Appends one record's messages, creating the service thread on the first write, and adds the
-   * record to the thread's window. A thread that another process deleted is replaced by a new
-   * one, as a first write would create it.
+   * Appends one record's messages and adds the record to the thread's window. `creates` says
+   * when the write may create the service thread (see `ThreadCreation`): a write that continues a
+   * conversation whose thread was deleted is refused with `StudioThreadDeletedError`, nothing
+   * stored, since recreating the thread would bring back what its user deleted.
    */
   async append(
     threadId: string,
     record: StoredRecord,
     messages: RecordMessage[],
     what: string,
+    creates: ThreadCreation,
   ): Promise<RecordEntry | undefined> {
-    let serviceThreadId = await this.#ensureThread(threadId);
+    let serviceThreadId = await this.#ensureThread(threadId, creates !== "never", what);
     let sent = await this.#sendAll(serviceThreadId, messages);
     if (sent.failedAt === 0 && sent.error instanceof StudioNotFoundError) {
+      // The thread this process wrote to is gone: deleted since, unless another holds the session.
       this.#forget(threadId, serviceThreadId);
-      serviceThreadId = await this.#ensureThread(threadId);
+      serviceThreadId = await this.#ensureThread(threadId, creates === "always", what);
       sent = await this.#sendAll(serviceThreadId, messages);
     }
     if (sent.failedAt !== -1) {
@@ -196,22 +213,34 @@ export class CheckpointThreads {
     return { failedAt: -1, stored };
   }
 
-  #ensureThread(threadId: string): Promise<string> {
+  async #ensureThread(threadId: string, mayCreate: boolean, what: string): Promise<string> {
     const view = this.#view(threadId);
-    if (view.serviceThreadId) return Promise.resolve(view.serviceThreadId);
+    if (view.serviceThreadId) return view.serviceThreadId;
     // LangGraph saves a step's checkpoint and writes concurrently: one look-up serves them all.
-    view.resolving ??= this.#findOrCreate(threadId, view).finally(() => {
+    view.resolving ??= this.#findOrCreate(threadId, view, mayCreate, what).finally(() => {
       view.resolving = undefined;
     });
-    return view.resolving;
+    try {
+      return await view.resolving;
+    } catch (error) {
+      // The shared look-up was a write's that may not create: this one still may.
+      if (!(mayCreate && error instanceof StudioThreadDeletedError)) throw error;
+      return this.#ensureThread(threadId, mayCreate, what);
+    }
   }
 
-  async #findOrCreate(threadId: string, view: ThreadView): Promise<string> {
+  async #findOrCreate(
+    threadId: string,
+    view: ThreadView,
+    mayCreate: boolean,
+    what: string,
+  ): Promise<string> {
     const found = await findSessionThread(this.client, threadId, CHECKPOINT_KIND, this.#scope());
     if (found) {
       view.serviceThreadId = found;
       return found;
     }
+    if (!mayCreate) throw new StudioThreadDeletedError(threadId, what);
     const created = await createSessionThread(this.client, threadId, CHECKPOINT_KIND, {
       ...this.#scope(),
       title: threadTitle(threadId),

@@ -5,7 +5,7 @@
  * A graph author who means a message for the user throws an `AgentRunError`: its message and code
  * pass through as written.
  */
-import { StudioRateLimitError } from "../errors";
+import { StudioRateLimitError, StudioThreadDeletedError } from "../errors";
 
 /** The `error` event's data: the SDK's `StreamError` takes `error` as its name. */
 export interface RunErrorEvent {
@@ -28,6 +28,13 @@ export class AgentRunError extends Error {
   }
 }
 
+/** A run whose thread another process deleted meanwhile: nothing of it was kept. */
+export const THREAD_DELETED: RunErrorEvent = {
+  error: "RunError",
+  message: "This conversation was deleted while the run was going on. Start a new thread.",
+  code: "thread_deleted",
+};
+
 /** The user's view of `error`; never its text unless it is an `AgentRunError`. */
 export function runErrorEvent(error: unknown): RunErrorEvent {
   if (isAgentRunError(error)) {
@@ -48,6 +55,7 @@ export function runErrorEvent(error: unknown): RunErrorEvent {
       code: "rate_limited",
     };
   }
+  if (error instanceof StudioThreadDeletedError) return THREAD_DELETED;
   return {
     error: "RunError",
     message: "The run failed. Try again; if it keeps failing, contact the site's owner.",

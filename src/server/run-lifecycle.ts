@@ -15,8 +15,10 @@
  *    previous one on the same thread has finished, so every acknowledged PATCH is kept and a run's
  *    `graph_id` survives a PATCH racing its end. This holds in this process only. Across processes
  *    each save writes a whole record and the newest `updated_at` wins on read: two processes
- *    patching one thread at once keep one of the two patches, and a delete in one process does not
- *    stop another process's runs.
+ *    patching one thread at once keep one of the two patches. A delete in one process does not
+ *    cancel another process's run, but that run cannot bring the thread back: its checkpointer
+ *    refuses to recreate a deleted conversation (`StudioThreadDeletedError`), its record is not
+ *    saved, and it ends in an error event with the code `thread_deleted`.
  * 4. `run.done` resolves on every path: it is the `finally` of the one task that drives a run,
  *    around the wait, the graph and the save, whatever throws.
  * 5. `run.done` means the graph ended and the thread record was saved (or its save failed and was
@@ -35,6 +37,7 @@ import type { RunnableGraph, StateSnapshotLike } from "./graphs";
 import { HttpProblem } from "./http";
 import type { RunCreate } from "./requests";
 import { requireStartCheckpoint } from "./run-admission";
+import { THREAD_DELETED } from "./run-errors";
 import { RunRecord, type RunRegistry, type RunStatus } from "./runs";
 import type { StoredThread } from "./thread-records";
 import { afterRun, type ThreadView, withoutConversationText } from "./thread-view";
@@ -256,9 +259,11 @@ export class RunLifecycle {
         ),
       );
     } catch (error) {
-      request.report(error);
+      // Deleted by another process during the run: nothing to save, and no failure to report.
+      const deleted = error instanceof HttpProblem && error.status === 404;
+      if (!deleted) request.report(error);
       if (status !== "success") return status;
-      run.push("error", SAVE_FAILED);
+      run.push("error", deleted ? JSON.stringify(THREAD_DELETED) : SAVE_FAILED);
       return "error";
     }
     if (status !== "success" || state !== undefined) return status;

@@ -33,6 +33,7 @@ describe("root exports", () => {
       "StudioServerError",
       "StudioStoredFormatError",
       "StudioStreamError",
+      "StudioThreadDeletedError",
       "StudioTimeoutError",
       "StudioUnprocessableEntityError",
       "StudioValidationError",
