@@ -4,6 +4,7 @@
  * `@langchain/langgraph-checkpoint`.
  */
 
+export type { AgentServerCors } from "./cors";
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
 export { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";

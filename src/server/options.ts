@@ -17,6 +17,7 @@ import {
   refuseUnknownKeys,
 } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
+import { type AgentServerCors, corsSchema } from "./cors";
 import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
@@ -80,6 +81,12 @@ export interface AgentServerOptions extends StudioClientOptions {
    * `StudioCheckpointSaver` (and a `StudioStore`, if any).
    */
   keyRing?: AgentServerKeyRing | undefined;
+  /**
+   * Browser origins allowed to call the handler from another origin (`{ origins, credentials,
+   * maxAge, allowHeaders }`): preflights are answered, and the headers the SDK reads exposed.
+   * Default: no CORS headers (same-origin pages only).
+   */
+  cors?: AgentServerCors | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -158,6 +165,7 @@ const serverFieldsSchema = z.object({
       }),
     ),
   ),
+  cors: z.optional(corsSchema),
 });
 
 const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));

@@ -10,6 +10,7 @@ import { resolveClient } from "../client/resolve";
 import { callerOf } from "./caller";
 import { checkServerCheckpointer } from "./checkpointer-check";
 import type { ServerContext } from "./context";
+import { withCors } from "./cors";
 import { report, unexpected } from "./failures";
 import { HttpProblem, outsideBasePath, problem, unknownRoute } from "./http";
 import { type AgentServerHandler, type AgentServerOptions, serverSettings } from "./options";
@@ -67,7 +68,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   };
   const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
 
-  return async (request: Request): Promise<Response> => {
+  const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
     const path = routedPath(url.pathname, ctx.prefix);
@@ -86,4 +87,5 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return unexpected(error);
     }
   };
+  return withCors(settings.cors, handler, ctx.report);
 }
