@@ -4,7 +4,7 @@
  * `server.ts`; the routes (`routes/`) hold no state of their own.
  */
 
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunnableGraph } from "./graphs";
 import { HttpProblem, readJson } from "./http";
 import type { RunLifecycle } from "./run-lifecycle";
@@ -23,6 +23,7 @@ export interface ServerContext {
   userGraphs(owner: string): Promise<{
     graphs: ReadonlyMap<string, RunnableGraph>;
     checkpointer: BaseCheckpointSaver;
+    store: BaseStore | undefined;
   }>;
   /** True when the server has an `auth` hook (then each thread is its owner's). */
   auth: boolean;

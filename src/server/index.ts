@@ -15,5 +15,6 @@ export {
   type AgentServerOptions,
   createAgentServer,
 } from "./server";
+export type { AgentServerStoreNamespaces } from "./store-access";
 export type { ThreadStatus, ThreadView } from "./thread-view";
 export type { AgentServerKeyRing } from "./user-graphs";

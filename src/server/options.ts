@@ -22,6 +22,7 @@ import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
 import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+import { type AgentServerStoreNamespaces, storeNamespacesSchema } from "./store-access";
 import type { AgentServerKeyRing } from "./user-graphs";
 
 useEnglishMessages();
@@ -87,6 +88,12 @@ export interface AgentServerOptions extends StudioClientOptions {
    * Default: no CORS headers (same-origin pages only).
    */
   cors?: AgentServerCors | undefined;
+  /**
+   * Which store namespaces a user reaches through the store routes: `"user"` (each user's start
+   * with their user id), `"shared"` (all), or `(userId, namespace) => boolean`. Default `"user"`;
+   * without `auth` every namespace is the one user's.
+   */
+  storeNamespaces?: AgentServerStoreNamespaces | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -166,6 +173,7 @@ const serverFieldsSchema = z.object({
     ),
   ),
   cors: z.optional(corsSchema),
+  storeNamespaces: z.optional(storeNamespacesSchema),
 });
 
 const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));

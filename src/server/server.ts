@@ -17,9 +17,11 @@ import { type AgentServerHandler, type AgentServerOptions, serverSettings } from
 import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
 import { runRoutes } from "./routes/runs";
+import { storeRoutes } from "./routes/store";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
+import { storeAccess } from "./store-access";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
 import { guardWrites } from "./write-guard";
@@ -66,7 +68,12 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
   };
-  const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
+  const routes = [
+    ...assistantRoutes(ctx),
+    ...threadRoutes(ctx),
+    ...runRoutes(ctx),
+    ...storeRoutes(ctx, storeAccess(settings.storeNamespaces, ctx.auth)),
+  ];
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
