@@ -15,6 +15,11 @@ export {
   type AgentServerOptions,
   createAgentServer,
 } from "./server";
+export type {
+  AgentServerAssistants,
+  AssistantLoadParams,
+  AssistantServerTool,
+} from "./service-assistants";
 export type { AgentServerStoreNamespaces } from "./store-access";
 export type { ThreadStatus, ThreadView } from "./thread-view";
 export type { AgentServerKeyRing } from "./user-graphs";

@@ -13,6 +13,7 @@ import {
   functionField,
   integerAtLeast,
   type KnownKeys,
+  knownKeysOnly,
   parseFields,
   refuseUnknownKeys,
 } from "../validation";
@@ -22,6 +23,7 @@ import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
 import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+import type { AgentServerAssistants, AssistantServerTool } from "./service-assistants";
 import { type AgentServerStoreNamespaces, storeNamespacesSchema } from "./store-access";
 import type { AgentServerKeyRing } from "./user-graphs";
 
@@ -94,6 +96,13 @@ export interface AgentServerOptions extends StudioClientOptions {
    * without `auth` every namespace is the one user's.
    */
   storeNamespaces?: AgentServerStoreNamespaces | undefined;
+  /**
+   * The service's own assistants behind `/assistants`, beside the graphs given in code, each run
+   * as an agent: `{ load: loadAssistantAgent, tools, maxIterations }` (`load` from
+   * `langchain-studio/agents`; `tools`, the LangChain tools they may name). Default: only the
+   * graphs given in code.
+   */
+  assistants?: AgentServerAssistants | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -138,6 +147,31 @@ function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
+const assistantsShape = z.object(
+  {
+    load: functionField(),
+    tools: z.optional(
+      z.array(
+        z.custom<AssistantServerTool>(
+          (tool) =>
+            isPlainObjectLike(tool) &&
+            typeof tool.name === "string" &&
+            tool.name !== "" &&
+            typeof tool.invoke === "function",
+          { error: 'must be a LangChain tool (tool() from "@langchain/core/tools")' },
+        ),
+      ),
+    ),
+    maxIterations: z.optional(integerAtLeast(1, "must be an integer of at least 1")),
+  },
+  { error: "must be an object such as { load: loadAssistantAgent, tools: [getWeather] }" },
+);
+
+const assistantsSchema = knownKeysOnly(assistantsShape, {
+  owner: "assistants",
+  known: Object.keys(assistantsShape.shape),
+});
+
 /** The server's own options, in the order they are checked (the first bad one is named). */
 const serverFieldsSchema = z.object({
   graphs: graphsSchema,
@@ -174,6 +208,7 @@ const serverFieldsSchema = z.object({
   ),
   cors: z.optional(corsSchema),
   storeNamespaces: z.optional(storeNamespacesSchema),
+  assistants: z.optional(assistantsSchema),
 });
 
 const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));

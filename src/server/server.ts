@@ -21,6 +21,7 @@ import { storeRoutes } from "./routes/store";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
+import { ServiceAssistants } from "./service-assistants";
 import { storeAccess } from "./store-access";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
@@ -38,7 +39,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   checkServerCheckpointer(checkpointer);
   // Checked as functions by the schema; typed as the caller gave them.
   const { auth, onError, keyRing } = options;
-  const records = new ThreadRecords(resolveClient(settings.clientFields), settings.tenant);
+  const client = resolveClient(settings.clientFields);
+  const records = new ThreadRecords(client, settings.tenant);
   const runs = new RunRegistry();
   const guard = guardWrites(checkpointer);
   const { shared, forUser } = userGraphs({
@@ -62,6 +64,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     graphs: shared.graphs,
     userGraphs: forUser,
     auth: auth !== undefined,
+    assistants:
+      options.assistants === undefined
+        ? undefined
+        : new ServiceAssistants(client, options.assistants, {
+            tenant: settings.tenant,
+            auth: auth !== undefined,
+          }),
     prefix: basePath ?? "",
     maxBodyBytes: settings.maxBodyBytes,
     maxJsonDepth: settings.maxJsonDepth,

@@ -53,7 +53,7 @@ describe("the store routes with the SDK's client.store", () => {
       key: "n1",
       value: { text: "buy milk", tag: "home" },
     });
-    expect(Number.isNaN(Date.parse(String(item?.created_at)))).toBe(false);
+    expect(Number.isNaN(Date.parse(String(item?.createdAt)))).toBe(false);
     expect(await ada.store.getItem(["ada", "notes"], "missing")).toBeNull();
 
     const work = await ada.store.searchItems(["ada", "notes"], { filter: { tag: "work" } });
