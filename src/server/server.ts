@@ -70,6 +70,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
         : new ServiceAssistants(client, options.assistants, {
             tenant: settings.tenant,
             auth: auth !== undefined,
+            graphs: shared.graphs,
           }),
     prefix: basePath ?? "",
     maxBodyBytes: settings.maxBodyBytes,

@@ -32,7 +32,13 @@ import {
   createInput,
   patchInput,
 } from "./assistant-requests";
-import { declaredToolNames, SERVICE_KEYS, stableIdOf, versionOf } from "./assistant-view";
+import {
+  declaredToolNames,
+  SERVICE_ASSISTANT_GRAPH,
+  SERVICE_KEYS,
+  stableIdOf,
+  versionOf,
+} from "./assistant-view";
 import { bindGraph, type GraphLike, isGraphLike, type RunnableGraph } from "./graphs";
 import { HttpProblem } from "./http";
 
@@ -79,11 +85,19 @@ export class ServiceAssistants {
   readonly #tools: ReadonlyMap<string, AssistantServerTool>;
   readonly #agents = new RecentKeys<Promise<GraphLike>>(AGENTS_KEPT);
 
+  /** @throws StudioValidationError when a graph given in code takes the service's graph id. */
   constructor(
     client: StudioClient,
     option: AgentServerAssistants,
-    parts: { tenant: string | undefined; auth: boolean },
+    parts: { tenant: string | undefined; auth: boolean; graphs: ReadonlyMap<string, unknown> },
   ) {
+    if (parts.graphs.has(SERVICE_ASSISTANT_GRAPH)) {
+      throw new StudioValidationError(
+        `graphs.${SERVICE_ASSISTANT_GRAPH}`,
+        "is the graph id of the service's assistants when assistants is set; name the graph " +
+          "otherwise",
+      );
+    }
     this.#client = client;
     this.#option = option;
     this.#tenant = parts.tenant;
