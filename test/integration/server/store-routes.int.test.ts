@@ -4,11 +4,19 @@
  * id (another user's refused, and left out of searches and lists), the `storeNamespaces`
  * option, and a server without a store.
  */
+import { AIMessage } from "@langchain/core/messages";
+import {
+  type LangGraphRunnableConfig,
+  MessagesAnnotation,
+  START,
+  StateGraph,
+} from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioStore } from "../../../src/langgraph";
 import type { AgentServerOptions } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
 import { sdkClient, studioServer } from "./harness";
+import { collect, say } from "./scripts";
 
 const emulator = useEmulator();
 
@@ -38,6 +46,19 @@ async function refusal(call: Promise<unknown>): Promise<{ status: number; messag
   const match = /^HTTP (\d+): (.*)$/s.exec(error.message);
   if (!match) throw error;
   return { status: Number(match[1]), message: JSON.parse(match[2] ?? "{}").message };
+}
+
+/** Remembers each message under the caller's own namespace, as a graph keeps user memories. */
+function memoriesGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("remember", async (state, config: LangGraphRunnableConfig) => {
+      const user = String(config.configurable?.langgraph_auth_user_id);
+      const text = String(state.messages.at(-1)?.content);
+      await config.store?.put([user, "memories"], `m${state.messages.length}`, { text });
+      return { messages: [new AIMessage("noted")] };
+    })
+    .addEdge(START, "remember")
+    .compile();
 }
 
 describe("the store routes with the SDK's client.store", () => {
@@ -109,6 +130,25 @@ describe("the store routes with the SDK's client.store", () => {
     expect(await ada.store.getItem(["ada", "notes"], "n1")).toMatchObject({
       value: { text: "secret" },
     });
+  });
+
+  it("reads what the user's runs wrote under their id, and only the user does", async () => {
+    const { as } = server();
+    const made = studioServer(emulator.handle);
+    const store = new StudioStore({ client: made.client });
+    const { handler } = studioServer(emulator.handle, {
+      store,
+      auth,
+      graphs: { memories: memoriesGraph() },
+    });
+    const ada = sdkClient(handler, { Authorization: "Bearer ada" });
+    const thread = await ada.threads.create();
+    await collect(ada.runs.stream(thread.thread_id, "memories", { input: say("likes tea") }));
+    const found = await ada.store.searchItems([]);
+    expect(found.items.map((item) => [item.namespace, item.value])).toEqual([
+      [["ada", "memories"], { text: "likes tea" }],
+    ]);
+    expect((await as("bob").store.searchItems([])).items).toEqual([]);
   });
 
   it('shares every namespace with storeNamespaces: "shared", or as a function allows', async () => {
