@@ -16,6 +16,9 @@ import { type AgentServerHandler, type AgentServerOptions, serverSettings } from
 import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
 import { runRoutes } from "./routes/runs";
+import { threadCopyRoutes } from "./routes/thread-copies";
+import { threadCountRoutes } from "./routes/thread-search";
+import { threadStateRoutes } from "./routes/thread-state";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
@@ -65,7 +68,14 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
   };
-  const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
+  const routes = [
+    ...assistantRoutes(ctx),
+    ...threadRoutes(ctx),
+    ...runRoutes(ctx),
+    ...threadCountRoutes(ctx),
+    ...threadCopyRoutes(ctx),
+    ...threadStateRoutes(ctx),
+  ];
 
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
