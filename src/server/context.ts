@@ -67,6 +67,22 @@ export async function ownThread(
   return stored;
 }
 
+/**
+ * The id of the owner's thread, or a 404, for a route that needs no more of its record (a run):
+ * no service call once this process knows the thread (`ThreadRecords#owns`).
+ */
+export async function ownThreadId(
+  ctx: ServerContext,
+  owner: string,
+  threadId: string,
+): Promise<string> {
+  const id = threadIdOf(threadId);
+  if (!(await ctx.records.owns(owner, id))) {
+    throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
+  }
+  return id;
+}
+
 /** The thread as its owner sees it ("busy" while a run of this process is on it). */
 export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
   return ctx.lifecycle.isBusy(view.thread_id) ? { ...view, status: "busy" } : view;

@@ -5,6 +5,8 @@
 import * as z from "zod/v4/mini";
 import { useEnglishMessages } from "../zod-locale";
 import { HttpProblem } from "./http";
+import { STATE_FIELDS } from "./state";
+import { THREAD_FIELDS } from "./thread-list";
 
 useEnglishMessages();
 
@@ -21,20 +23,66 @@ export const ThreadPatchSchema = z.looseObject({
   metadata: z.nullish(record),
 });
 
+const THREAD_STATUS = z.enum(["idle", "busy", "interrupted", "error"]);
+
 export const ThreadSearchSchema = z.looseObject({
   metadata: z.nullish(record),
-  status: z.nullish(z.string()),
+  status: z.nullish(THREAD_STATUS),
+  ids: z.nullish(z.array(z.string()).check(z.maxLength(1000))),
+  /** Checked by the route: the thread list keeps no state to filter on. */
+  values: z.nullish(record),
+  select: z.nullish(z.array(z.enum(THREAD_FIELDS))),
+  /** Alias to path; the paths are checked by the route (`parseExtractPath`). */
+  extract: z.nullish(z.record(z.string(), z.string())),
   limit: z.nullish(z.number().check(z.int(), z.gte(1), z.lte(1000))),
   offset: z.nullish(z.number().check(z.int(), z.gte(0))),
   sort_by: z.nullish(z.enum(["thread_id", "status", "created_at", "updated_at"])),
   sort_order: z.nullish(z.enum(["asc", "desc"])),
 });
 
+/** `POST /threads/count`: the search's filters. */
+export const ThreadCountSchema = z.looseObject({
+  metadata: z.nullish(record),
+  status: z.nullish(THREAD_STATUS),
+  values: z.nullish(record),
+});
+
+/** `POST /threads/prune`. */
+export const ThreadPruneSchema = z.looseObject({
+  thread_ids: z.array(z.string()).check(z.maxLength(1000)),
+  strategy: z.nullish(z.enum(["delete", "keep_latest"])),
+});
+
+/** A field of a thread's state `select` names: one of these, or `values.<key>`. */
+export const StateSelectSchema = z.array(
+  z.string().check(
+    z.refine((field) => STATE_FIELDS.includes(field) || /^values\..+/.test(field), {
+      error: `must be one of ${STATE_FIELDS.join(", ")}, or values.<key>`,
+    }),
+  ),
+);
+
 export const HistorySchema = z.looseObject({
   limit: z.nullish(z.number().check(z.int(), z.gte(1))),
   before: z.nullish(z.union([z.string(), record])),
   metadata: z.nullish(record),
   checkpoint: z.nullish(record),
+  select: z.nullish(StateSelectSchema),
+});
+
+/** `POST /threads/:thread_id/state`: values written as if `as_node` returned them. */
+export const StateUpdateSchema = z.looseObject({
+  values: z.nullish(z.union([record, z.array(record)])),
+  as_node: z.nullish(z.string()),
+  checkpoint: z.nullish(record),
+  checkpoint_id: z.nullish(z.string()),
+});
+
+/** `POST /threads/:thread_id/state/checkpoint`. */
+export const StateAtCheckpointSchema = z.looseObject({
+  checkpoint: z.nullish(record),
+  subgraphs: z.nullish(z.boolean()),
+  select: z.nullish(StateSelectSchema),
 });
 
 /** The SDK's stream modes the server answers (`events` and the old `messages` are not). */
@@ -110,6 +158,13 @@ export const RunListQuerySchema = z.looseObject({
 
 /** `GET /threads/:thread_id/state` query. */
 export const StateQuerySchema = z.looseObject({ subgraphs: flagParam });
+
+/** The `select` of a state read's query (the SDK repeats the parameter), or a 422 naming it. */
+export function stateSelectQuery(url: URL): string[] | undefined {
+  const fields = url.searchParams.getAll("select").filter((field) => field !== "");
+  if (fields.length === 0) return undefined;
+  return parseBody(z.object({ select: StateSelectSchema }), { select: fields }).select;
+}
 
 /** `POST /threads/:thread_id/runs/:run_id/cancel` query. */
 export const CancelQuerySchema = z.looseObject({ wait: flagParam });

@@ -29,6 +29,9 @@
  * 7. A run that names a checkpoint to start from checks it again once the runs ahead of it have
  *    ended (one of them may have deleted it under `keep: "latest"`): missing, the run ends in an
  *    `error` event naming it, before the graph is called and with the thread unchanged.
+ * 8. A run's owner check costs no call for a thread this process knows (its owner never
+ *    changes), so a thread another process deleted may still run here; its record is then gone
+ *    when the run saves, and the checkpoints the run wrote are deleted with it.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { KeyedSerialQueue } from "../threads/serial-queue";
@@ -156,6 +159,14 @@ export class RunLifecycle {
     });
   }
 
+  /** The thread record after its state was written outside a run (`POST /threads/:id/state`). */
+  recordState(owner: string, threadId: string, state: StateSnapshotLike): Promise<StoredThread> {
+    const kept = this.#parts.sealed ? withoutConversationText : (view: ThreadView) => view;
+    return this.update(owner, threadId, (latest) =>
+      kept(afterRun(latest, state, "success", new Date())),
+    );
+  }
+
   /**
    * Deletes the thread: refuses its new runs, cancels its live ones, waits for them and for its
    * checkpoint writes under way, then deletes its checkpoints and its record. On failure the
@@ -260,8 +271,14 @@ export class RunLifecycle {
       );
     } catch (error) {
       // Deleted by another process during the run: nothing to save, and no failure to report.
+      // The checkpoints the run wrote (a run that started here after the delete, rule 8) would
+      // outlive the thread, so they go too.
       const deleted = error instanceof HttpProblem && error.status === 404;
-      if (!deleted) request.report(error);
+      if (deleted) {
+        await this.#parts.deleteCheckpoints(run.thread_id, owner).catch(request.report);
+      } else {
+        request.report(error);
+      }
       if (status !== "success") return status;
       run.push("error", deleted ? JSON.stringify(THREAD_DELETED) : SAVE_FAILED);
       return "error";

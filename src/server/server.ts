@@ -18,6 +18,9 @@ import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
 import { runRoutes } from "./routes/runs";
 import { storeRoutes } from "./routes/store";
+import { threadCopyRoutes } from "./routes/thread-copies";
+import { threadCountRoutes } from "./routes/thread-search";
+import { threadStateRoutes } from "./routes/thread-state";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
@@ -83,6 +86,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     ...threadRoutes(ctx),
     ...runRoutes(ctx),
     ...storeRoutes(ctx, storeAccess(settings.storeNamespaces, ctx.auth)),
+    ...threadCountRoutes(ctx),
+    ...threadCopyRoutes(ctx),
+    ...threadStateRoutes(ctx),
   ];
 
   const handler = async (request: Request): Promise<Response> => {

@@ -72,3 +72,43 @@ export function emptyThreadState(): Record<string, unknown> {
     parent_checkpoint: null,
   };
 }
+
+/** The fields of a thread's state that `select` may name (besides `values.<key>`). */
+export const STATE_FIELDS: readonly string[] = [
+  "values",
+  "next",
+  "tasks",
+  "checkpoint",
+  "metadata",
+  "created_at",
+  "parent_checkpoint",
+  "interrupts",
+];
+
+/**
+ * The state with only the `select`ed fields (all when none): `values.<key>` keeps that key of
+ * `values`, `interrupts` is every task's pending interrupts in one list.
+ */
+export function selectState(
+  state: Record<string, unknown>,
+  select: readonly string[] | null | undefined,
+): Record<string, unknown> {
+  if (!select || select.length === 0) return state;
+  const out: Record<string, unknown> = {};
+  const values = (state.values ?? {}) as Record<string, unknown>;
+  for (const field of select) {
+    if (field.startsWith("values.")) {
+      if (select.includes("values")) continue;
+      const key = field.slice("values.".length);
+      const kept = (out.values ?? {}) as Record<string, unknown>;
+      if (Object.hasOwn(values, key)) kept[key] = values[key];
+      out.values = kept;
+    } else if (field === "interrupts") {
+      const tasks = (state.tasks ?? []) as { interrupts?: unknown[] }[];
+      out.interrupts = tasks.flatMap((task) => task.interrupts ?? []);
+    } else {
+      out[field] = state[field];
+    }
+  }
+  return out;
+}

@@ -6,7 +6,9 @@
  * `lc_owner: <that hash>`. Its id is the Agent Server `thread_id`. The service has no thread
  * update, so what changes (metadata, status, title, preview, `updated_at`) is one snapshot
  * message in that thread: a save appends the new snapshot, then deletes the older ones. Costs:
- *   - get: two calls (the thread, its newest messages), whatever the account holds;
+ *   - get: one call (its newest messages) once this process knows the thread's owner, two the
+ *     first time (the thread, for its owner; then its messages), whatever the account holds;
+ *   - owns: no call once the owner is known, one the first time;
  *   - save: two calls (append, delete the previous snapshot);
  *   - list the owner's threads: one call per 100 threads of that owner (the dataset listing
  *     returns each thread with its messages, which is the one snapshot), never the account's.
@@ -22,10 +24,17 @@ import {
   readSnapshot,
   snapshotMessage,
 } from "../records/chat-thread";
+import { RecentKeys } from "../threads/in-flight";
 import { sha256Hex } from "../threads/service-identity";
 import type { ThreadView } from "./thread-view";
 
 const PAGE = 100;
+/**
+ * Threads whose owner this process remembers. A thread's owner never changes, so the owner read
+ * once (at create, or a first get) is not read again: a run's owner check and the record's read
+ * after it cost no call for it. A thread another process deleted is found gone by its messages.
+ */
+export const OWNERS_KEPT = 10_000;
 /** Snapshots read per get: one normally, a few after concurrent saves. */
 const SNAPSHOTS_READ = 5;
 
@@ -71,6 +80,8 @@ function isMissing(error: unknown): boolean {
 export class ThreadRecords {
   readonly #client: StudioClient;
   readonly #tenant: string | undefined;
+  /** Thread id to its owner's hash, for the threads this process has seen (`OWNERS_KEPT`). */
+  readonly #owners = new RecentKeys<string>(OWNERS_KEPT);
 
   /** `tenant` keeps these owners apart from the same ids of another tenant (or of none). */
   constructor(client: StudioClient, tenant?: string) {
@@ -87,25 +98,45 @@ export class ThreadRecords {
       metadata: chatThreadMetadata(hash),
     });
     const full: ThreadView = { ...view, thread_id: thread.id };
+    this.#owners.set(thread.id, hash);
     const message = await this.#client.createMessage(thread.id, snapshotMessage(full));
     return { view: full, snapshotIds: [message.id] };
   }
 
   /** The owner's thread, or undefined when it does not exist or is someone else's. */
   async get(owner: string, threadId: string): Promise<StoredThread | undefined> {
+    if (!(await this.owns(owner, threadId))) return undefined;
+    let page: Awaited<ReturnType<StudioClient["listMessages"]>>;
+    try {
+      page = await this.#client.listMessages(threadId, { order: "desc", limit: SNAPSHOTS_READ });
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      // Deleted by another process since its owner was read.
+      this.#owners.delete(threadId);
+      return undefined;
+    }
+    return newest(page.data);
+  }
+
+  /**
+   * Whether the thread exists and is the owner's, as far as this process knows: a thread it has
+   * seen is answered without a call (its owner cannot change), so one deleted by another process
+   * since is still owned here; reading or saving its record then finds it gone.
+   */
+  async owns(owner: string, threadId: string): Promise<boolean> {
+    const hash = await ownerHash(owner, this.#tenant);
+    const known = this.#owners.get(threadId);
+    if (known !== undefined) return known === hash;
     let thread: Awaited<ReturnType<StudioClient["getThread"]>>;
     try {
       thread = await this.#client.getThread(threadId);
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      if (isMissing(error)) return false;
       throw error;
     }
-    if (!isChatThread(thread.metadata, await ownerHash(owner, this.#tenant))) return undefined;
-    const page = await this.#client.listMessages(threadId, {
-      order: "desc",
-      limit: SNAPSHOTS_READ,
-    });
-    return newest(page.data);
+    if (!isChatThread(thread.metadata, hash)) return false;
+    this.#owners.set(threadId, hash);
+    return true;
   }
 
   /** Replaces the thread's snapshot: append the new one, then delete those it replaces. */
@@ -123,6 +154,7 @@ export class ThreadRecords {
   }
 
   async delete(threadId: string): Promise<void> {
+    this.#owners.delete(threadId);
     try {
       await this.#client.deleteThread(threadId);
     } catch (error) {
@@ -132,14 +164,18 @@ export class ThreadRecords {
 
   /** Every thread of the owner, with its newest snapshot. */
   async list(owner: string): Promise<ThreadView[]> {
-    const datasetId = `lc-chat-${await ownerHash(owner, this.#tenant)}`;
+    const hash = await ownerHash(owner, this.#tenant);
+    const datasetId = `lc-chat-${hash}`;
     const views: ThreadView[] = [];
     for await (const entry of this.#client.iterateDatasetThreadsMessages({
       datasetId,
       pageSize: PAGE,
     })) {
       const found = newest(entry.messages);
-      if (found) views.push(found.view);
+      if (!found) continue;
+      // Filed under the owner's dataset: the owner's.
+      this.#owners.set(found.view.thread_id, hash);
+      views.push(found.view);
     }
     return views;
   }

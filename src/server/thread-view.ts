@@ -1,8 +1,10 @@
 /**
  * A chat thread as the UI lists it (the SDK's `Thread`), and the pure rules around it: the title
- * from the first user message, the preview from the last message, the status from the graph's
- * state, and search (metadata filter, sort, page) over the owner's threads.
+ * from the first user message, the preview from the last message, the label values (the first
+ * and last messages), the status from the graph's state, and search (ids, metadata and status
+ * filters, sort, page) over the owner's threads.
  */
+import { toWire } from "./wire";
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
 
@@ -13,7 +15,10 @@ export interface ThreadView {
   updated_at: string;
   metadata: Record<string, unknown>;
   status: ThreadStatus;
-  /** The checkpointed values are not copied here: `GET /threads/:id/state` reads them. */
+  /**
+   * What a sidebar labels the thread with (`labelValues`), not the state: `GET
+   * /threads/:id/state` reads that. Empty under `keyRing` and before the first run.
+   */
   values: Record<string, unknown>;
   interrupts: Record<string, unknown[]>;
   title: string | null;
@@ -22,6 +27,8 @@ export interface ThreadView {
 
 export const PREVIEW_CHARS = 160;
 export const TITLE_CHARS = 80;
+/** The text kept of each message of the label values. */
+export const LABEL_CHARS = 1000;
 
 export interface MessageLike {
   type: string;
@@ -95,6 +102,31 @@ export function previewFrom(messages: readonly MessageLike[]): string | null {
   return null;
 }
 
+/** A message of the state as the label values keep it: its kind, id, name and text, clipped. */
+function labelMessage(message: unknown): Record<string, unknown> {
+  const wire = toWire(message) as Record<string, unknown> | null;
+  const read = readMessage(wire);
+  const out: Record<string, unknown> = { type: read?.type ?? "unknown" };
+  if (typeof wire?.id === "string") out.id = wire.id;
+  if (typeof wire?.name === "string") out.name = wire.name;
+  const text = read?.text ?? "";
+  out.content = text.length <= LABEL_CHARS ? text : `${text.slice(0, LABEL_CHARS - 1)}…`;
+  return out;
+}
+
+/**
+ * The values a thread list carries for a sidebar's label (agent-chat-ui and deep-agents-ui read
+ * `values.messages[0]`): the state's first message and its last (one when there is one), each as
+ * `{ type, id, name, content }` with the text clipped at `LABEL_CHARS`. Not the whole state: the
+ * list holds every thread, and a state can be megabytes.
+ */
+export function labelValues(values: unknown): Record<string, unknown> {
+  const list = (values as { messages?: unknown } | null | undefined)?.messages;
+  if (!Array.isArray(list)) return {};
+  const ends = list.length <= 1 ? list : [list[0], list[list.length - 1]];
+  return { messages: ends.map(labelMessage) };
+}
+
 /** The graph state's pending interrupts by task id (empty when the thread is not paused). */
 export function interruptsOf(
   tasks: readonly { id: string; interrupts?: unknown[] }[],
@@ -126,6 +158,8 @@ export function afterRun(
     interrupts,
     title: titleOf(view) ?? titleFrom(messages),
     preview: previewFrom(messages) ?? view.preview,
+    // A state that could not be read keeps the values listed before.
+    values: state.values === undefined ? view.values : labelValues(state.values),
   };
 }
 
@@ -136,7 +170,12 @@ export function afterRun(
  */
 export function withoutConversationText(view: ThreadView): ThreadView {
   const set = view.metadata.title;
-  return { ...view, title: typeof set === "string" && set !== "" ? set : null, preview: null };
+  return {
+    ...view,
+    title: typeof set === "string" && set !== "" ? set : null,
+    preview: null,
+    values: {},
+  };
 }
 
 /** A title the caller set in metadata wins over the one taken from the first message. */
@@ -146,6 +185,8 @@ export function titleOf(view: ThreadView): string | null {
 }
 
 export interface SearchQuery {
+  /** Only these threads (any order; ids of no thread of the owner match nothing). */
+  ids?: readonly string[] | undefined;
   metadata?: Record<string, unknown> | undefined;
   status?: string | undefined;
   limit: number;
@@ -170,8 +211,10 @@ export function searchThreads(
   threads: readonly ThreadView[],
   query: SearchQuery,
 ): { page: ThreadView[]; total: number } {
+  const ids = query.ids === undefined ? undefined : new Set(query.ids);
   const matching = threads.filter(
     (t) =>
+      (ids === undefined || ids.has(t.thread_id)) &&
       matchesMetadata(t.metadata, query.metadata) &&
       (query.status === undefined || t.status === query.status),
   );

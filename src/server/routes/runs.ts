@@ -3,7 +3,14 @@
  * admission to its end is the run lifecycle's (`run-lifecycle.ts`); these routes only read
  * requests and answer.
  */
-import { ownThread, readBody, runEvents, runnableAssistant, type ServerContext } from "../context";
+import {
+  ownThread,
+  ownThreadId,
+  readBody,
+  runEvents,
+  runnableAssistant,
+  type ServerContext,
+} from "../context";
 import { HttpProblem, json, noContent, notFound } from "../http";
 import {
   CancelQuerySchema,
@@ -22,13 +29,13 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
       const body = parseBody(RunCreateSchema, await readBody(ctx, request));
       checkRunMetadata(body.metadata, body.assistant_id);
       checkInputSize(body, ctx.maxInputBytes);
-      const stored = await ownThread(ctx, owner, p.thread_id ?? "");
+      // The record itself is read once the run ends (its save); here only who owns it.
+      const threadId = await ownThreadId(ctx, owner, p.thread_id ?? "");
       const mine = await runnableAssistant(ctx, owner, body.assistant_id);
       if (!mine) {
         throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
       }
       const { graph } = mine;
-      const threadId = stored.view.thread_id;
       await requireStartCheckpoint(mine.checkpointer, threadId, body);
       const run = ctx.lifecycle.submit({
         owner,

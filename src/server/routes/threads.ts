@@ -10,14 +10,17 @@ import {
   parseBody,
   parseQuery,
   StateQuerySchema,
+  stateSelectQuery,
   ThreadCreateSchema,
   ThreadPatchSchema,
   ThreadSearchSchema,
 } from "../requests";
 import { checkThreadMetadata } from "../reserved-metadata";
 import { type RouteEntry, route } from "../router";
-import { emptyThreadState, toThreadState } from "../state";
+import { emptyThreadState, selectState, toThreadState } from "../state";
+import { listedThread } from "../thread-list";
 import { searchThreads, titleOf } from "../thread-view";
+import { extractPaths, refuseValuesFilter } from "./thread-search";
 
 export function threadRoutes(ctx: ServerContext): RouteEntry[] {
   return [
@@ -57,8 +60,11 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     }),
     route("POST", "/threads/search", async (request, owner) => {
       const body = parseBody(ThreadSearchSchema, await readBody(ctx, request));
+      refuseValuesFilter(body.values);
+      const extract = extractPaths(body.extract);
       const all = (await ctx.records.list(owner)).map((view) => shown(ctx, view));
       const { page, total } = searchThreads(all, {
+        ids: body.ids ?? undefined,
         metadata: body.metadata ?? undefined,
         status: body.status ?? undefined,
         limit: body.limit ?? 10,
@@ -66,7 +72,12 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
         sortBy: body.sort_by ?? "updated_at",
         sortOrder: body.sort_order ?? "desc",
       });
-      return json(page, 200, { "X-Pagination-Total": String(total) });
+      const shape = { select: body.select ?? undefined, extract };
+      return json(
+        page.map((view) => listedThread(view, shape)),
+        200,
+        { "X-Pagination-Total": String(total) },
+      );
     }),
     route("GET", "/threads/:thread_id", async (_r, owner, p) =>
       json(shown(ctx, (await ownThread(ctx, owner, p.thread_id ?? "")).view)),
@@ -93,13 +104,14 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {
       const { view } = await ownThread(ctx, owner, p.thread_id ?? "");
       const graph = await graphOf(ctx, owner, view);
-      if (!graph) return json(emptyThreadState());
       const { subgraphs } = parseQuery(StateQuerySchema, url);
+      const select = stateSelectQuery(url);
+      if (!graph) return json(selectState(emptyThreadState(), select));
       const state = await graph.getState(
         { configurable: { thread_id: view.thread_id } },
         { subgraphs },
       );
-      return json(toThreadState(state));
+      return json(selectState(toThreadState(state), select));
     }),
     route("POST", "/threads/:thread_id/history", async (request, owner, p) => {
       const body = parseBody(HistorySchema, await readBody(ctx, request));
@@ -119,7 +131,7 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
           ...(body.metadata ? { filter: body.metadata } : {}),
         },
       )) {
-        history.push(toThreadState(state));
+        history.push(selectState(toThreadState(state), body.select));
       }
       return json(history);
     }),

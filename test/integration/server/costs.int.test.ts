@@ -30,7 +30,7 @@ function threadListCalls(calls: string[]): string[] {
 }
 
 describe("service calls per PATCH", () => {
-  it("a PATCH costs four calls: read the thread (2), replace its snapshot (2)", async () => {
+  it("a PATCH costs three calls: read the record (1), replace its snapshot (2)", async () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);
     const thread = await client.threads.create();
@@ -38,8 +38,8 @@ describe("service calls per PATCH", () => {
       () => client.threads.update(thread.thread_id, { metadata: { pinned: true } }),
       thread.thread_id,
     );
+    // The thread's owner was learnt when this process created it: no read of the thread itself.
     expect(calls).toEqual([
-      "GET /studio/v1/threads/:id",
       "GET /studio/v1/threads/:id/messages",
       "POST /studio/v1/threads/:id/messages",
       "DELETE /studio/v1/threads/:id/messages/:id",
@@ -48,7 +48,7 @@ describe("service calls per PATCH", () => {
 });
 
 describe("service calls per message", () => {
-  it("a message costs the checkpointer's calls plus six for the thread list, at any age", async () => {
+  it("a message costs the checkpointer's calls plus three for the thread list, at any age", async () => {
     const { handler } = studioServer(emulator.handle);
     const client = sdkClient(handler);
     const thread = await client.threads.create();
@@ -60,21 +60,39 @@ describe("service calls per message", () => {
     const tenth = await callsDuring(() => agentTurn(client, thread.thread_id, "tenth", "echo"));
     expect(third.length).toBe(second.length);
     expect(tenth.length).toBe(second.length);
-    // The thread list's share: read the thread before the run (2), read it again and replace its
-    // snapshot after (4). The rest is the checkpointer's (7 for this one-node graph).
+    // The thread list's share: the owner check before the run is free (the owner never
+    // changes, and this process knows it), then read the record and replace its snapshot (3).
+    // The rest is the checkpointer's (7 for this one-node graph).
     const own = await callsDuring(
       () => agentTurn(client, thread.thread_id, "counted", "echo"),
       thread.thread_id,
     );
     expect(own).toEqual([
-      "GET /studio/v1/threads/:id",
       "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
+    expect(second).toHaveLength(10);
+  });
+
+  it("a process that has not seen the thread reads its owner once (4 calls), then 3 a message", async () => {
+    const first = studioServer(emulator.handle);
+    const thread = await sdkClient(first.handler).threads.create();
+    // Another process (a restart, a second instance) over the same service.
+    const later = sdkClient(studioServer(emulator.handle).handler);
+    const counted = () =>
+      callsDuring(() => agentTurn(later, thread.thread_id, "hello", "echo"), thread.thread_id);
+    expect(await counted()).toEqual([
       "GET /studio/v1/threads/:id",
       "GET /studio/v1/threads/:id/messages",
       "POST /studio/v1/threads/:id/messages",
       "DELETE /studio/v1/threads/:id/messages/:id",
     ]);
-    expect(second).toHaveLength(13);
+    expect(await counted()).toEqual([
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
   });
 
   it("a search lists the owner's threads in one call per 100, whatever else the account holds", async () => {
@@ -101,7 +119,7 @@ describe("service calls per message", () => {
       () => approvalResume(client, thread.thread_id),
       thread.thread_id,
     );
-    expect(paused).toHaveLength(6);
+    expect(paused).toHaveLength(3);
     expect(resumed).toEqual(paused);
   });
 });

@@ -1,0 +1,188 @@
+/**
+ * A thread's state written and read at a checkpoint through the SDK's `Client`:
+ * `threads.updateState` (deep-agents-ui's file panel), `threads.getState` at a checkpoint (by id
+ * and by config), and `select` on state and history.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmulator } from "../../helpers/emulator";
+import { sdkClient, studioServer } from "./harness";
+import { agentTurn, approvalUntilInterrupt, texts } from "./scripts";
+
+const emulator = useEmulator();
+
+beforeEach(async () => {
+  await emulator.handle.reset();
+});
+
+type Messages = { messages: { type: string; content: unknown }[] };
+
+async function statusOf(call: Promise<unknown>): Promise<number> {
+  const error = (await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status?: number } | undefined;
+  return error?.status ?? 200;
+}
+
+function twoUsers() {
+  const { handler } = studioServer(emulator.handle, { auth: (r) => r.headers.get("x-user") });
+  return {
+    ada: sdkClient(handler, { "x-user": "ada" }),
+    bob: sdkClient(handler, { "x-user": "bob" }),
+  };
+}
+
+describe("threads.updateState", () => {
+  it("writes values as the node named, then the state and the list read them", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "hello", "echo");
+    // The reference's answer, `{ checkpoint }` (the SDK types it as a config).
+    const written = (await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "ai", content: "edited by hand" }] },
+      asNode: "reply",
+    })) as unknown as { checkpoint: { checkpoint_id: string } };
+    const state = await client.threads.getState<Messages>(thread.thread_id);
+    expect(texts(state.values)).toEqual(["hello", "You said: hello", "edited by hand"]);
+    expect(state.checkpoint.checkpoint_id).toBe(written.checkpoint.checkpoint_id);
+    expect(state.metadata?.source).toBe("update");
+    // The node it was written as: the graph's next step after "reply" is the end.
+    expect(state.next).toEqual([]);
+    const [listed] = await client.threads.search<Messages>();
+    expect(listed?.values.messages.at(-1)?.content).toBe("edited by hand");
+  });
+
+  it("writes from a named checkpoint: a branch from the earlier state", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "first", "echo");
+    const before = await client.threads.getState(thread.thread_id);
+    await agentTurn(client, thread.thread_id, "second", "echo");
+    await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "ai", content: "branch" }] },
+      checkpointId: before.checkpoint.checkpoint_id ?? undefined,
+      asNode: "reply",
+    });
+    const state = await client.threads.getState<Messages>(thread.thread_id);
+    expect(texts(state.values)).toEqual(["first", "You said: first", "branch"]);
+  });
+
+  it("a checkpoint the thread does not have is a 404", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "first", "echo");
+    const call = client.threads.updateState(thread.thread_id, {
+      values: { messages: [] },
+      checkpointId: "1f000000-0000-6000-8000-000000000000",
+    });
+    expect(await statusOf(call)).toBe(404);
+  });
+
+  it("a thread no graph has run on is a 409", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    expect(await statusOf(client.threads.updateState(thread.thread_id, { values: {} }))).toBe(409);
+  });
+
+  it("another user's thread is a 404, and its state is unchanged", async () => {
+    const { ada, bob } = twoUsers();
+    const thread = await ada.threads.create();
+    await agentTurn(ada, thread.thread_id, "mine", "echo");
+    const call = bob.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "ai", content: "bob was here" }] },
+      asNode: "reply",
+    });
+    expect(await statusOf(call)).toBe(404);
+    const state = await ada.threads.getState<Messages>(thread.thread_id);
+    expect(texts(state.values)).toEqual(["mine", "You said: mine"]);
+  });
+});
+
+describe("threads.getState at a checkpoint", () => {
+  it("by id and by config, the state as it was then", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "first", "echo");
+    const then = await client.threads.getState(thread.thread_id);
+    await agentTurn(client, thread.thread_id, "second", "echo");
+    const id = then.checkpoint.checkpoint_id!;
+    const byId = await client.threads.getState<Messages>(thread.thread_id, id);
+    expect(texts(byId.values)).toEqual(["first", "You said: first"]);
+    expect(byId.checkpoint.checkpoint_id).toBe(id);
+    const byConfig = await client.threads.getState<Messages>(thread.thread_id, {
+      thread_id: thread.thread_id,
+      checkpoint_id: id,
+      checkpoint_ns: "",
+      checkpoint_map: null,
+    });
+    expect(byConfig.values).toEqual(byId.values);
+  });
+
+  it("a checkpoint the thread does not have is a 404", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "first", "echo");
+    const missing = "1f000000-0000-6000-8000-000000000000";
+    expect(await statusOf(client.threads.getState(thread.thread_id, missing))).toBe(404);
+  });
+
+  it("another user's thread is a 404, whatever the checkpoint", async () => {
+    const { ada, bob } = twoUsers();
+    const thread = await ada.threads.create();
+    await agentTurn(ada, thread.thread_id, "mine", "echo");
+    const id = (await ada.threads.getState(thread.thread_id)).checkpoint.checkpoint_id!;
+    expect(await statusOf(bob.threads.getState(thread.thread_id, id))).toBe(404);
+    const byConfig = bob.threads.getState(thread.thread_id, {
+      thread_id: thread.thread_id,
+      checkpoint_id: id,
+      checkpoint_ns: "",
+      checkpoint_map: null,
+    });
+    expect(await statusOf(byConfig)).toBe(404);
+  });
+});
+
+describe("select on state and history", () => {
+  it("getState keeps only the selected fields, values.<key> one key", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await approvalUntilInterrupt(client, thread.thread_id);
+    const picked = await client.threads.getState(thread.thread_id, undefined, {
+      select: ["values.messages", "next", "interrupts"],
+    });
+    expect(Object.keys(picked).sort()).toEqual(["interrupts", "next", "values"]);
+    expect(Object.keys(picked.values)).toEqual(["messages"]);
+    expect(picked.next).toEqual(["approve"]);
+    const interrupts = (picked as unknown as { interrupts: { value: unknown }[] }).interrupts;
+    expect(interrupts.map((i) => i.value)).toEqual([{ question: "Send the draft?" }]);
+    const id = (await client.threads.getState(thread.thread_id)).checkpoint.checkpoint_id!;
+    const atId = await client.threads.getState(thread.thread_id, id, { select: ["checkpoint"] });
+    expect(atId).toEqual({ checkpoint: expect.objectContaining({ checkpoint_id: id }) });
+  });
+
+  it("getHistory keeps only the selected fields of each state", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "hello", "echo");
+    const history = await client.threads.getHistory(thread.thread_id, {
+      select: ["checkpoint", "metadata"],
+    });
+    expect(history.length).toBeGreaterThan(1);
+    for (const state of history)
+      expect(Object.keys(state).sort()).toEqual(["checkpoint", "metadata"]);
+  });
+
+  it("a field a state does not have is a 422 naming select", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    const bad = client.threads.getState(thread.thread_id, undefined, {
+      select: ["config" as never],
+    });
+    expect(await statusOf(bad)).toBe(422);
+    const badHistory = client.threads.getHistory(thread.thread_id, {
+      select: ["tasks", "x" as never],
+    });
+    const error = (await badHistory.catch((e: unknown) => e)) as { message: string };
+    expect(error.message).toContain("select.1");
+  });
+});
