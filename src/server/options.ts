@@ -21,6 +21,7 @@ import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
 import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "./sse";
 import type { AgentServerKeyRing } from "./user-graphs";
 
 useEnglishMessages();
@@ -80,6 +81,13 @@ export interface AgentServerOptions extends StudioClientOptions {
    * `StudioCheckpointSaver` (and a `StudioStore`, if any).
    */
   keyRing?: AgentServerKeyRing | undefined;
+  /**
+   * Milliseconds between the heartbeats (`: heartbeat` SSE comments) sent on an event stream
+   * while nothing else is, so a proxy does not close a stream idle while the model thinks, and the
+   * SDK's idle reconnect can tell a live stream from a dropped one; 0 sends none. Default 5000
+   * (the LangGraph Platform's cadence).
+   */
+  heartbeatIntervalMs?: number | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -157,6 +165,10 @@ const serverFieldsSchema = z.object({
         error: 'must be 1 to 64 letters, digits, ".", "_" or "-", e.g. "app-a"',
       }),
     ),
+  ),
+  heartbeatIntervalMs: z._default(
+    integerAtLeast(0, "must be an integer of at least 0 (milliseconds; 0: none)", describeValue),
+    DEFAULT_HEARTBEAT_INTERVAL_MS,
   ),
 });
 

@@ -64,6 +64,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxJsonDepth: settings.maxJsonDepth,
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
+    heartbeatMs: settings.heartbeatIntervalMs,
   };
   const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
 
