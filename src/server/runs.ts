@@ -166,16 +166,20 @@ export class RunRecord {
     this.#resolveDone();
   }
 
-  /** Drops the buffered events (a finished run that is not resumable). */
+  /** Drops the buffered events but the last values (a finished run that is not resumable). */
   forget(): void {
     this.#events = [];
-    this.#bytes = 0;
+    // The last values stay for a join or wait that comes later, counted in the budget.
+    this.#bytes = (this.#lastValues?.length ?? 0) + (this.#error?.length ?? 0);
     this.#checkpoints.clear();
   }
 
-  /** Drops a finished resumable run's events for the budget: a join is then a 404. */
+  /** Drops a finished run's events and values for the budget: a join is then a 404. */
   dropEvents(): void {
     this.forget();
+    this.#lastValues = undefined;
+    this.#error = undefined;
+    this.#bytes = 0;
     this.#dropped = true;
   }
 

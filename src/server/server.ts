@@ -15,7 +15,9 @@ import { HttpProblem, outsideBasePath, problem, unknownRoute } from "./http";
 import { type AgentServerHandler, type AgentServerOptions, serverSettings } from "./options";
 import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
+import { backgroundRunRoutes } from "./routes/background-runs";
 import { runRoutes } from "./routes/runs";
+import { statelessRunRoutes } from "./routes/stateless-runs";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
@@ -66,7 +68,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     report: (error, request) => report(onError, error, request),
     heartbeatMs: settings.heartbeatIntervalMs,
   };
-  const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
+  const routes = [
+    ...assistantRoutes(ctx),
+    ...threadRoutes(ctx),
+    ...runRoutes(ctx),
+    ...backgroundRunRoutes(ctx),
+    ...statelessRunRoutes(ctx),
+  ];
 
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
