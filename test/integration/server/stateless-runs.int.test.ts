@@ -29,7 +29,7 @@ describe("stateless runs", () => {
     );
     expect(events.map((e) => e.event)).toEqual(["metadata", "values", "values"]);
     expect(texts(events.at(-1)?.data)).toEqual(["hi", "You said: hi"]);
-    expect(created?.run_id).toBe((events[0]?.data as { run_id: string }).run_id);
+    expect(created?.run_id).toBe((events[0]?.data as { run_id?: string } | undefined)?.run_id);
     expect(await client.threads.search()).toEqual([]);
   });
 
