@@ -198,7 +198,8 @@ export async function executeRun(
   } catch (error) {
     if (isAbort(error, signal)) return "interrupted";
     if (isGraphInterrupt(error)) return "success";
-    report(error);
+    // A resume `strict_resume` refused is the caller's mistake, told in the event, not a fault.
+    if (!(error instanceof Error && error.name === "UnknownInterruptError")) report(error);
     run.push("error", wireJson(runErrorEvent(error)));
     return "error";
   }
