@@ -118,7 +118,9 @@ describe("the enqueue queue", () => {
       status: "pending",
       select: ["run_id", "kwargs", "created_at", "multitask_strategy"],
     });
-    expect(pending.map((run) => [run.run_id, texts(run.kwargs.input)[0]])).toEqual([
+    // `kwargs` is the Agent Server's (the SDK's `Run` type leaves it out); its queue reads it.
+    const inputOf = (run: object) => (run as { kwargs: { input: unknown } }).kwargs.input;
+    expect(pending.map((run) => [run.run_id, texts(inputOf(run))[0]])).toEqual([
       [four?.run_id, "four"],
       [three?.run_id, "three"],
       [two?.run_id, "two"],

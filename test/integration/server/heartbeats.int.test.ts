@@ -29,7 +29,10 @@ async function readUntil(body: ReadableStream<Uint8Array>, pattern: RegExp) {
   return { text, reader, decoder };
 }
 
-async function rest(reader: ReadableStreamDefaultReader<Uint8Array>, decoder: TextDecoder) {
+async function rest(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  decoder: InstanceType<typeof TextDecoder>,
+) {
   let text = "";
   while (true) {
     const { done, value } = await reader.read();
