@@ -10,7 +10,7 @@ import { HttpProblem, readJson } from "./http";
 import type { RunLifecycle } from "./run-lifecycle";
 import type { RunRecord, RunRegistry } from "./runs";
 import type { ServiceAssistants } from "./service-assistants";
-import { runEventsResponse } from "./sse";
+import { type RunEventsOptions, runEventsResponse } from "./sse";
 import type { StoredThread, ThreadRecords } from "./thread-records";
 import type { ThreadView } from "./thread-view";
 
@@ -40,6 +40,8 @@ export interface ServerContext {
   maxInputBytes: number;
   /** Tells the operator of an error the caller does not see in full. */
   report(error: unknown, request: Request): void;
+  /** Milliseconds between SSE heartbeats on an idle stream (`heartbeatIntervalMs`); 0: none. */
+  heartbeatMs: number;
 }
 
 export function readBody(ctx: ServerContext, request: Request): Promise<Record<string, unknown>> {
@@ -121,7 +123,13 @@ export function runEvents(
   run: RunRecord,
   lastEventId: string | undefined,
   onDisconnect?: () => void,
+  more: Pick<RunEventsOptions, "keep"> & { location?: string } = {},
 ): Response {
-  const location = `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
-  return runEventsResponse(run, location, lastEventId, onDisconnect);
+  const location = more.location ?? `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
+  return runEventsResponse(run, location, {
+    lastEventId,
+    onDisconnect,
+    keep: more.keep,
+    heartbeatMs: ctx.heartbeatMs,
+  });
 }

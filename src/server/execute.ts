@@ -9,6 +9,7 @@ import { debugEvent } from "./debug-events";
 import type { RunnableGraph } from "./graphs";
 import type { RunCreate, StreamMode } from "./requests";
 import { runErrorEvent } from "./run-errors";
+import { durabilityOf } from "./run-fields";
 import type { RunRecord, RunStatus } from "./runs";
 import { wireJson } from "./wire";
 
@@ -30,6 +31,16 @@ function checkpointSnapshot(event: unknown): unknown {
   if (type !== "checkpoint" || !payload) return undefined;
   const { values, next, config, metadata, tasks, parent_config } = payload;
   return { values, next, config, metadata, tasks, parent_config };
+}
+
+/** The checkpoint id a `checkpoints` chunk (LangGraph's snapshot or envelope) names. */
+function checkpointIdOf(chunk: unknown): string | undefined {
+  const { config, id } = (chunk ?? {}) as {
+    config?: { configurable?: { checkpoint_id?: unknown } };
+    id?: unknown;
+  };
+  const found = config?.configurable?.checkpoint_id ?? id;
+  return typeof found === "string" ? found : undefined;
 }
 
 export function requestedModes(body: RunCreate): StreamMode[] {
@@ -93,6 +104,8 @@ export function runConfig(
     ...callerConfigurable(body.config?.configurable),
     ...(body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : {}),
     ...callerConfigurable(body.checkpoint),
+    // LangGraph's own switch for `strict_resume` (its `UnknownInterruptError`, thread unchanged).
+    ...(body.strict_resume === true ? { __pregel_strict_resume: true } : {}),
     thread_id: threadId,
     run_id: runId,
     graph_id: body.assistant_id,
@@ -140,6 +153,9 @@ export async function executeRun(
   const wantsCheckpoints = modes.includes("checkpoints");
   const subgraphs = body.stream_subgraphs === true;
   const signal = run.controller.signal;
+  const durability = durabilityOf(body);
+  // A resumable run learns its checkpoints' ids, so a join can start after one (`checkpoint_id`).
+  const marks = run.resumable && !modes.includes("checkpoints");
   run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
   try {
     const stream = await graph.stream(graphInput(body), {
@@ -147,7 +163,8 @@ export async function executeRun(
       ...(body.context !== undefined ? { context: body.context } : {}),
       ...(body.interrupt_before ? { interruptBefore: body.interrupt_before } : {}),
       ...(body.interrupt_after ? { interruptAfter: body.interrupt_after } : {}),
-      streamMode: graphModes(modes),
+      ...(durability ? { durability } : {}),
+      streamMode: marks ? [...graphModes(modes), "checkpoints"] : graphModes(modes),
       subgraphs,
       signal,
     });
@@ -159,6 +176,11 @@ export async function executeRun(
       ];
       const named = (event: string) =>
         namespace.length > 0 ? `${event}|${namespace.join("|")}` : event;
+      if (mode === "checkpoints") {
+        const id = checkpointIdOf(data);
+        if (id && namespace.length === 0) run.markCheckpoint(id);
+        continue;
+      }
       if (mode !== "debug") {
         run.push(named(mode), wireJson(data));
         continue;
@@ -166,13 +188,18 @@ export async function executeRun(
       const debug = debugEvent(data);
       if (wantsDebug) run.push(named("debug"), wireJson(debug));
       const snapshot = wantsCheckpoints ? checkpointSnapshot(debug) : undefined;
-      if (snapshot) run.push(named("checkpoints"), wireJson(snapshot));
+      if (snapshot) {
+        const id = checkpointIdOf(snapshot);
+        if (id && namespace.length === 0) run.markCheckpoint(id);
+        run.push(named("checkpoints"), wireJson(snapshot));
+      }
     }
     return "success";
   } catch (error) {
     if (isAbort(error, signal)) return "interrupted";
     if (isGraphInterrupt(error)) return "success";
-    report(error);
+    // A resume `strict_resume` refused is the caller's mistake, told in the event, not a fault.
+    if (!(error instanceof Error && error.name === "UnknownInterruptError")) report(error);
     run.push("error", wireJson(runErrorEvent(error)));
     return "error";
   }

@@ -24,6 +24,7 @@ import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
 import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
 import type { AgentServerAssistants, AssistantServerTool } from "./service-assistants";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS } from "./sse";
 import { type AgentServerStoreNamespaces, storeNamespacesSchema } from "./store-access";
 import type { AgentServerKeyRing } from "./user-graphs";
 
@@ -103,6 +104,13 @@ export interface AgentServerOptions extends StudioClientOptions {
    * graphs given in code.
    */
   assistants?: AgentServerAssistants | undefined;
+  /**
+   * Milliseconds between the heartbeats (`: heartbeat` SSE comments) sent on an event stream
+   * while nothing else is, so a proxy does not close a stream idle while the model thinks, and the
+   * SDK's idle reconnect can tell a live stream from a dropped one; 0 sends none. Default 5000
+   * (the LangGraph Platform's cadence).
+   */
+  heartbeatIntervalMs?: number | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -209,6 +217,10 @@ const serverFieldsSchema = z.object({
   cors: z.optional(corsSchema),
   storeNamespaces: z.optional(storeNamespacesSchema),
   assistants: z.optional(assistantsSchema),
+  heartbeatIntervalMs: z._default(
+    integerAtLeast(0, "must be an integer of at least 0 (milliseconds; 0: none)", describeValue),
+    DEFAULT_HEARTBEAT_INTERVAL_MS,
+  ),
 });
 
 const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));

@@ -125,7 +125,15 @@ export const RunCreateSchema = z.looseObject({
   interrupt_after: z.nullish(z.union([z.literal("*"), z.array(z.string())])),
   multitask_strategy: z.nullish(z.enum(["reject", "interrupt", "rollback", "enqueue"])),
   on_disconnect: z.nullish(z.enum(["cancel", "continue"])),
-  if_not_exists: z.nullish(z.string()),
+  if_not_exists: z.nullish(z.enum(["create", "reject"])),
+  strict_resume: z.nullish(z.boolean()),
+  on_completion: z.nullish(z.enum(["delete", "keep"])),
+  after_seconds: z.nullish(z.number().check(z.gte(0), z.lte(86_400))),
+  durability: z.nullish(z.enum(["sync", "async", "exit"])),
+  checkpoint_during: z.nullish(z.boolean()),
+  webhook: z.nullish(z.string()),
+  feedback_keys: z.nullish(z.union([z.string(), z.array(z.string())])),
+  langsmith_tracer: z.nullish(record),
 });
 export type RunCreate = z.infer<typeof RunCreateSchema>;
 
@@ -156,6 +164,26 @@ export const RunListQuerySchema = z.looseObject({
   offset: countParam(0),
 });
 
+/** A query parameter given once or repeated (`?namespace=a&namespace=b`). */
+const listParam = z.optional(z.union([z.string(), z.array(z.string())]));
+
+/** `GET /threads/:thread_id/runs` query with the SDK's `select`. */
+export const RunListSelectQuerySchema = z.looseObject({ select: listParam });
+
+/** Query of a run's event stream: the SDK's `streamNamespaces` (`namespace`) and the join's. */
+export const RunStreamQuerySchema = z.looseObject({
+  namespace: listParam,
+  stream_mode: listParam,
+  checkpoint_id: z.optional(z.string()),
+  cancel_on_disconnect: flagParam,
+});
+
+/** `POST /threads/:thread_id/runs/:run_id/cancel` query beyond `wait`. */
+export const CancelActionQuerySchema = z.looseObject({
+  action: z.optional(z.enum(["interrupt", "rollback"])),
+  reason: z.optional(z.string()),
+});
+
 /** `GET /threads/:thread_id/state` query. */
 export const StateQuerySchema = z.looseObject({ subgraphs: flagParam });
 
@@ -174,6 +202,19 @@ export function parseQuery<T>(schema: z.ZodMiniType<T>, url: URL): T {
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) {
     if (value !== "") query[key] ??= value;
+  }
+  return parseBody(schema, query);
+}
+
+/**
+ * The query string with every value of a repeated parameter (`?a=1&a=2` as `["1", "2"]`); an
+ * empty value is kept (`namespace=` names the root graph).
+ */
+export function parseListQuery<T>(schema: z.ZodMiniType<T>, url: URL): T {
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    query[key] = values.length === 1 ? (values[0] ?? "") : values;
   }
   return parseBody(schema, query);
 }

@@ -40,6 +40,10 @@ export function runErrorEvent(error: unknown): RunErrorEvent {
   if (isAgentRunError(error)) {
     return { error: "AgentRunError", message: error.message, code: error.code };
   }
+  // `strict_resume` refused the resume: LangGraph's message names only the interrupt ids sent.
+  if (error instanceof Error && error.name === "UnknownInterruptError") {
+    return { error: "UnknownInterruptError", message: error.message, code: "unknown_interrupt" };
+  }
   // By name: core's class would add a dependency for one check, and its message is the service's.
   if (error instanceof Error && error.name === "ContextOverflowError") {
     return {

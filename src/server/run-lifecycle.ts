@@ -4,13 +4,16 @@
  * this module is built, not because of the order of some statements:
  *
  * 1. One run at a time per thread. A run is admitted synchronously (`submit` has no await) and
- *    waits for the `done` of the run admitted before it, so the thread's runs form one chain.
- *    `multitask_strategy` "reject" refuses a run while any run of the thread is live; "interrupt"
- *    and "rollback" cancel every live run ahead of it; "enqueue" waits in line.
+ *    waits for the `turn` of the live run admitted before it (that run's end, after the `turn` of
+ *    the one before it), so the thread's runs form one chain even when a pending run in the
+ *    middle is cancelled and ends at once. `multitask_strategy` "reject" refuses a run while any
+ *    run of the thread is live; "interrupt" and "rollback" cancel every live run ahead of it;
+ *    "enqueue" waits in line. A run with `after_seconds` starts no earlier than that after its
+ *    admission, and the runs behind it wait for it.
  * 2. A thread being deleted refuses new runs with 409 (a thread already gone is a 404 from the
  *    route's lookup; one deleted after the route read it is a 409 too, remembered by the write
  *    guard). Its runs are cancelled: a run still waiting never calls the graph and ends
- *    "interrupted" when the run ahead of it ends.
+ *    "interrupted" at once.
  * 3. A thread record's read-modify-write (a PATCH, a run's final save, the delete) runs after the
  *    previous one on the same thread has finished, so every acknowledged PATCH is kept and a run's
  *    `graph_id` survives a PATCH racing its end. This holds in this process only. Across processes
@@ -32,6 +35,10 @@
  * 8. A run's owner check costs no call for a thread this process knows (its owner never
  *    changes), so a thread another process deleted may still run here; its record is then gone
  *    when the run saves, and the checkpoints the run wrote are deleted with it.
+ * 9. A stateless run (`POST /runs/...`) runs on a thread of its own that, unless it asked
+ *    `on_completion: "keep"`, is deleted when the run ends and before its `done`: a `wait` that
+ *    answers finds the thread gone, never half deleted. Nothing else knows the thread, so no other
+ *    run waits on it.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { KeyedSerialQueue } from "../threads/serial-queue";
@@ -77,6 +84,8 @@ export interface RunRequest {
   checkpointer?: BaseCheckpointSaver | undefined;
   /** Told of an error the caller cannot see (the final save failing). */
   report(error: unknown): void;
+  /** A stateless run's thread: deleted when the run ends, before its `done` (rule 8). */
+  temporary?: boolean | undefined;
 }
 
 /** What a run names when its thread record could not be updated or its state read back. */
@@ -127,18 +136,22 @@ export class RunLifecycle {
       );
     }
     if (strategy === "interrupt" || strategy === "rollback") {
-      for (const run of ahead) run.controller.abort();
+      for (const run of ahead) run.cancel();
     }
+    const delayMs = (body.after_seconds ?? 0) * 1000;
     const run = new RunRecord({
       threadId,
       assistantId: body.assistant_id,
       metadata: body.metadata ?? {},
       multitaskStrategy: strategy,
       resumable: body.stream_resumable === true,
-      pending: last !== undefined,
+      pending: last !== undefined || delayMs > 0,
+      kwargs: { input: body.input ?? null, command: body.command ?? null },
     });
+    const aheadTurn = last?.turn;
+    run.turn = Promise.all([aheadTurn, run.done]).then(() => {});
     runs.start(run);
-    void this.#drive(run, last?.done, request);
+    void this.#drive(run, aheadTurn, request, delayMs);
     return run;
   }
 
@@ -176,7 +189,7 @@ export class RunLifecycle {
     const { runs, guard, records, deleteCheckpoints } = this.#parts;
     guard.forbid(threadId);
     const live = runs.live(threadId);
-    for (const run of live) run.controller.abort();
+    for (const run of live) run.cancel();
     runs.dropThread(threadId);
     try {
       await Promise.all(live.map((run) => run.done));
@@ -190,11 +203,18 @@ export class RunLifecycle {
   }
 
   /** The one task that drives a run from admission to its end (rules 1, 4 and 5). */
-  async #drive(run: RunRecord, ahead: Promise<void> | undefined, request: RunRequest) {
+  async #drive(
+    run: RunRecord,
+    ahead: Promise<void> | undefined,
+    request: RunRequest,
+    delayMs: number,
+  ) {
     let status: RunStatus = "interrupted";
+    const admitted = Date.now();
     try {
-      // `done` never rejects, so the chain cannot break.
+      // `turn` never rejects, so the chain cannot break.
       await ahead;
+      await untilOrAborted(admitted + delayMs - Date.now(), run.controller.signal);
       if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
       run.begin();
       if (!(await this.#startsFromReadable(run, request))) {
@@ -212,7 +232,9 @@ export class RunLifecycle {
         return "error" as const;
       });
       if (this.#parts.guard.forbidden(run.thread_id)) return;
-      status = await this.#save(run, status, request);
+      status = request.temporary
+        ? await this.#discard(run, status, request)
+        : await this.#save(run, status, request);
     } catch (error) {
       request.report(error);
       status = "error";
@@ -235,6 +257,26 @@ export class RunLifecycle {
       );
       return false;
     }
+  }
+
+  /**
+   * Rule 8: a stateless run's thread goes with it: its later writes are dropped, those under way
+   * awaited, then its checkpoints and record deleted. A failure leaves the thread behind and is
+   * reported; the run's own status stands (its answer was given).
+   */
+  async #discard(run: RunRecord, status: RunStatus, request: RunRequest): Promise<RunStatus> {
+    const { guard, records, deleteCheckpoints } = this.#parts;
+    const threadId = run.thread_id;
+    guard.forbid(threadId);
+    try {
+      await guard.settled(threadId);
+      await deleteCheckpoints(threadId, request.owner);
+      await this.#records.run(threadId, () => records.delete(threadId));
+    } catch (error) {
+      guard.allow(threadId);
+      request.report(error);
+    }
+    return status;
   }
 
   /** The thread record after the run: its final state, its graph, its status (rules 5, 6). */
@@ -287,4 +329,18 @@ export class RunLifecycle {
     run.push("error", SAVE_FAILED);
     return "error";
   }
+}
+
+/** Resolves after `ms` (at once for none), or as soon as `signal` aborts. */
+function untilOrAborted(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

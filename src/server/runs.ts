@@ -39,6 +39,19 @@ export class RunRecord {
   readonly multitask_strategy: string;
   readonly resumable: boolean;
   readonly controller = new AbortController();
+  /**
+   * Resolves when this run and every run of its thread admitted before it have ended: what the
+   * next run waits for (rule 1 of `run-lifecycle.ts`). Not `done`: a pending run cancelled ends at
+   * once, while the runs ahead of it may still be going.
+   */
+  turn: Promise<void>;
+  /** What the run was asked to do, while it has not ended (a queue shows a pending run's input). */
+  #kwargs: Record<string, unknown>;
+  /** The data of its last root `values` event, and of its `error` event (for wait and join). */
+  #lastValues: string | undefined;
+  #error: string | undefined;
+  /** Root checkpoints the run wrote, each with the number of events before it. */
+  readonly #checkpoints = new Map<string, number>();
   #events: RunEvent[] = [];
   #bytes = 0;
   #dropped = false;
@@ -55,6 +68,8 @@ export class RunRecord {
     resumable: boolean;
     /** Waits for the thread's earlier runs before it starts (`begin`). */
     pending?: boolean;
+    /** The request's `input` and `command`, listed while the run has not ended. */
+    kwargs?: Record<string, unknown>;
   }) {
     this.run_id = crypto.randomUUID();
     this.thread_id = init.threadId;
@@ -65,9 +80,45 @@ export class RunRecord {
     this.multitask_strategy = init.multitaskStrategy;
     this.resumable = init.resumable;
     if (init.pending) this.status = "pending";
+    this.#kwargs = init.kwargs ?? {};
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
+    this.turn = this.#done;
+  }
+
+  /** The data of the run's last root `values` event, if it sent one. */
+  get lastValues(): string | undefined {
+    return this.#lastValues;
+  }
+
+  /** The data of the run's `error` event, if it failed. */
+  get errorData(): string | undefined {
+    return this.#error;
+  }
+
+  /** The run wrote this root checkpoint now: a join from it replays what comes after. */
+  markCheckpoint(id: string): void {
+    if (!this.#ended) this.#checkpoints.set(id, this.#events.length);
+  }
+
+  /**
+   * The event id to resume after for a reader that already shows `checkpointId`: the events from
+   * the checkpoint's write on (the `values` of that state may come again; none is skipped). Undefined
+   * when the checkpoint is not one this run wrote: then the whole run.
+   */
+  afterCheckpoint(checkpointId: string): string | undefined {
+    const at = this.#checkpoints.get(checkpointId);
+    return at === undefined ? undefined : String(at - 1);
+  }
+
+  /**
+   * Cancels the run. One still pending ends at once ("interrupted"), so a queue no longer lists
+   * it; the runs behind it still wait for those ahead of it (`turn`).
+   */
+  cancel(): void {
+    this.controller.abort();
+    if (this.status === "pending") this.end("interrupted");
   }
 
   get ended(): boolean {
@@ -98,6 +149,8 @@ export class RunRecord {
 
   push(event: string, data: string): void {
     if (this.#ended) return;
+    if (event === "values") this.#lastValues = data;
+    else if (event === "error") this.#error = data;
     this.#events.push({ id: String(this.#events.length), event, data });
     this.#bytes += event.length + data.length;
     this.#notify();
@@ -108,19 +161,25 @@ export class RunRecord {
     this.status = status;
     this.updated_at = new Date().toISOString();
     this.#ended = true;
+    this.#kwargs = {};
     this.#notify();
     this.#resolveDone();
   }
 
-  /** Drops the buffered events (a finished run that is not resumable). */
+  /** Drops the buffered events but the last values (a finished run that is not resumable). */
   forget(): void {
     this.#events = [];
-    this.#bytes = 0;
+    // The last values stay for a join or wait that comes later, counted in the budget.
+    this.#bytes = (this.#lastValues?.length ?? 0) + (this.#error?.length ?? 0);
+    this.#checkpoints.clear();
   }
 
-  /** Drops a finished resumable run's events for the budget: a join is then a 404. */
+  /** Drops a finished run's events and values for the budget: a join is then a 404. */
   dropEvents(): void {
     this.forget();
+    this.#lastValues = undefined;
+    this.#error = undefined;
+    this.#bytes = 0;
     this.#dropped = true;
   }
 
@@ -157,7 +216,7 @@ export class RunRecord {
       status: this.status,
       metadata: this.metadata,
       multitask_strategy: this.multitask_strategy,
-      kwargs: {},
+      kwargs: this.#kwargs,
     };
   }
 
@@ -170,7 +229,8 @@ export class RunRecord {
 
 export class RunRegistry {
   readonly #eventBudget: number;
-  readonly #active = new Map<string, RunRecord>();
+  /** Each thread's runs that have not ended, in the order they were admitted. */
+  readonly #live = new Map<string, Set<RunRecord>>();
   readonly #runs = new Map<string, RunRecord>();
   /** Ended runs, oldest end first: only these are forgotten beyond the cap. */
   readonly #finished = new Set<RunRecord>();
@@ -184,12 +244,19 @@ export class RunRegistry {
 
   /** The thread's newest run that has not ended (running, or pending behind the others). */
   activeOn(threadId: string): RunRecord | undefined {
-    return this.#active.get(threadId);
+    let last: RunRecord | undefined;
+    for (const run of this.#live.get(threadId) ?? []) last = run;
+    return last;
   }
 
   get(threadId: string, runId: string): RunRecord | undefined {
     const run = this.#runs.get(runId);
     return run?.thread_id === threadId ? run : undefined;
+  }
+
+  /** Any run by its id alone (a stateless run's join names no thread). */
+  byId(runId: string): RunRecord | undefined {
+    return this.#runs.get(runId);
   }
 
   /**
@@ -207,22 +274,27 @@ export class RunRegistry {
 
   /** The thread's runs that have not ended, oldest first. */
   live(threadId: string): RunRecord[] {
-    return this.list(threadId)
-      .filter((run) => !run.ended)
-      .reverse();
+    return [...(this.#live.get(threadId) ?? [])];
   }
 
   /** Threads with a run in this process (their status is "busy"). */
   isBusy(threadId: string): boolean {
-    return this.#active.has(threadId);
+    return this.#live.has(threadId);
   }
 
   /** Registers the thread's newest run (running, or pending behind the thread's live runs). */
   start(run: RunRecord): void {
-    this.#active.set(run.thread_id, run);
+    let live = this.#live.get(run.thread_id);
+    if (!live) {
+      live = new Set();
+      this.#live.set(run.thread_id, live);
+    }
+    live.add(run);
     this.#runs.set(run.run_id, run);
     void run.done.then(() => {
-      if (this.#active.get(run.thread_id) === run) this.#active.delete(run.thread_id);
+      const still = this.#live.get(run.thread_id);
+      still?.delete(run);
+      if (still?.size === 0) this.#live.delete(run.thread_id);
       if (!run.resumable) run.forget();
       // A dropped thread's run is already forgotten; it must not come back here.
       if (this.#runs.get(run.run_id) !== run) return;
@@ -231,9 +303,7 @@ export class RunRegistry {
       // however many other runs end meanwhile.
       for (const oldest of this.#finished) {
         if (this.#finished.size <= FINISHED_RUNS_KEPT) break;
-        this.#finished.delete(oldest);
-        this.#runs.delete(oldest.run_id);
-        this.#release(oldest);
+        this.#remove(oldest);
       }
       if (run.eventBytes > 0) {
         this.#holding.add(run);
@@ -247,14 +317,27 @@ export class RunRegistry {
     });
   }
 
+  /** Forgets an ended run (`DELETE .../runs/:run_id`); false for one still going. */
+  delete(run: RunRecord): boolean {
+    if (!run.ended) return false;
+    this.#remove(run);
+    return true;
+  }
+
+  #remove(run: RunRecord): void {
+    this.#finished.delete(run);
+    this.#runs.delete(run.run_id);
+    this.#release(run);
+  }
+
   /** Stops counting a finished run's events (forgotten, or about to be dropped). */
   #release(run: RunRecord): void {
     if (this.#holding.delete(run)) this.#heldBytes -= run.eventBytes;
   }
 
-  /** Forgets a deleted thread's runs, cancelling the active one. */
+  /** Forgets a deleted thread's runs, cancelling the live ones. */
   dropThread(threadId: string): void {
-    this.#active.get(threadId)?.controller.abort();
+    for (const run of this.#live.get(threadId) ?? []) run.controller.abort();
     for (const [id, run] of this.#runs) {
       if (run.thread_id !== threadId) continue;
       this.#runs.delete(id);

@@ -16,7 +16,9 @@ import { HttpProblem, outsideBasePath, problem, unknownRoute } from "./http";
 import { type AgentServerHandler, type AgentServerOptions, serverSettings } from "./options";
 import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
+import { backgroundRunRoutes } from "./routes/background-runs";
 import { runRoutes } from "./routes/runs";
+import { statelessRunRoutes } from "./routes/stateless-runs";
 import { storeRoutes } from "./routes/store";
 import { threadCopyRoutes } from "./routes/thread-copies";
 import { threadCountRoutes } from "./routes/thread-search";
@@ -80,6 +82,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxJsonDepth: settings.maxJsonDepth,
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
+    heartbeatMs: settings.heartbeatIntervalMs,
   };
   const routes = [
     ...assistantRoutes(ctx),
@@ -89,6 +92,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     ...threadCountRoutes(ctx),
     ...threadCopyRoutes(ctx),
     ...threadStateRoutes(ctx),
+    ...backgroundRunRoutes(ctx),
+    ...statelessRunRoutes(ctx),
   ];
 
   const handler = async (request: Request): Promise<Response> => {

@@ -65,7 +65,15 @@ describe("createAgentServer options", () => {
     expect(refusal({ ...base, zzz: 1 }).message).toBe(
       "Invalid zzz: is not a createAgentServer option (known: graphs, checkpointer, store, auth, " +
         "basePath, onError, maxBodyBytes, maxJsonDepth, maxInputBytes, keyRing, tenant, cors, " +
-        "storeNamespaces, assistants, client, and the client options)",
+        "storeNamespaces, assistants, heartbeatIntervalMs, client, and the client options)",
+    );
+  });
+
+  it("takes heartbeatIntervalMs of 0 (none) or more, and refuses a negative or fractional one", () => {
+    expect(() => createAgentServer({ ...base, heartbeatIntervalMs: 0 })).not.toThrow();
+    expect(refusal({ ...base, heartbeatIntervalMs: -1 }).field).toBe("heartbeatIntervalMs");
+    expect(refusal({ ...base, heartbeatIntervalMs: 1.5 }).message).toMatch(
+      /^Invalid heartbeatIntervalMs: must be an integer of at least 0/,
     );
   });
 
