@@ -4,7 +4,8 @@
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
  * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
  * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
- * forgotten), each with its last `values` for a later join or wait, counted in the same budget. When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
+ * forgotten), each with its last `values` for a later join or wait, counted in the same budget.
+ * When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
  * Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
