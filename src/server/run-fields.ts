@@ -96,7 +96,8 @@ export function eventFilter(query: {
   const unknown = modes?.find((mode) => !(STREAM_MODES as readonly string[]).includes(mode));
   if (unknown !== undefined) {
     throw unprocessable(
-      `stream_mode: "${unknown}" is not a stream mode this server sends; use ${STREAM_MODES.join(", ")}`,
+      `stream_mode: "${unknown}" is not a stream mode this server sends; ` +
+        `use ${STREAM_MODES.join(", ")}`,
     );
   }
   if (!namespaces && !modes) return undefined;

@@ -37,8 +37,9 @@
  *    when the run saves, and the checkpoints the run wrote are deleted with it.
  * 9. A stateless run (`POST /runs/...`) runs on a thread of its own that, unless it asked
  *    `on_completion: "keep"`, is deleted when the run ends and before its `done`: a `wait` that
- *    answers finds the thread gone, never half deleted. Nothing else knows the thread, so no other
- *    run waits on it.
+ *    answers finds the thread gone, never half deleted (one cancelled while it waits ends at once,
+ *    and its thread goes right after). Nothing else knows the thread, so no other run waits on
+ *    it.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { KeyedSerialQueue } from "../threads/serial-queue";
@@ -232,13 +233,13 @@ export class RunLifecycle {
         return "error" as const;
       });
       if (this.#parts.guard.forbidden(run.thread_id)) return;
-      status = request.temporary
-        ? await this.#discard(run, status, request)
-        : await this.#save(run, status, request);
+      if (!request.temporary) status = await this.#save(run, status, request);
     } catch (error) {
       request.report(error);
       status = "error";
     } finally {
+      // On every path, a run cancelled before it started too: the thread was made for it.
+      if (request.temporary) await this.#discard(run, request);
       run.end(status);
     }
   }
@@ -261,10 +262,10 @@ export class RunLifecycle {
 
   /**
    * Rule 8: a stateless run's thread goes with it: its later writes are dropped, those under way
-   * awaited, then its checkpoints and record deleted. A failure leaves the thread behind and is
-   * reported; the run's own status stands (its answer was given).
+   * awaited, then its checkpoints and record deleted. Never throws: a failure leaves the thread
+   * behind and is reported; the run's own status stands (its answer was given).
    */
-  async #discard(run: RunRecord, status: RunStatus, request: RunRequest): Promise<RunStatus> {
+  async #discard(run: RunRecord, request: RunRequest): Promise<void> {
     const { guard, records, deleteCheckpoints } = this.#parts;
     const threadId = run.thread_id;
     guard.forbid(threadId);
@@ -276,7 +277,6 @@ export class RunLifecycle {
       guard.allow(threadId);
       request.report(error);
     }
-    return status;
   }
 
   /** The thread record after the run: its final state, its graph, its status (rules 5, 6). */

@@ -4,7 +4,8 @@
  * (`GET .../runs/:run_id/stream`) gets what it missed. A finished run keeps its events only when
  * it was started with `stream_resumable`, within a byte budget shared by all finished runs; the
  * last 500 ended runs are remembered for `GET .../runs/:run_id` (a run still going is never
- * forgotten). When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
+ * forgotten), each with its last `values` for a later join or wait, counted in the same budget.
+ * When each run starts and ends is the run lifecycle's (`run-lifecycle.ts`).
  * Nothing here crosses processes: another process sees the thread's
  * status in the service, not these runs.
  */
@@ -103,9 +104,9 @@ export class RunRecord {
   }
 
   /**
-   * The event id to resume after for a reader that already shows `checkpointId`: the events from
-   * the checkpoint's write on (the `values` of that state may come again; none is skipped). Undefined
-   * when the checkpoint is not one this run wrote: then the whole run.
+   * The event id to resume after for a reader that already shows `checkpointId`: the events
+   * from the checkpoint's write on (the `values` of that state may come again; none is
+   * skipped). Undefined when the checkpoint is not one this run wrote: then the whole run.
    */
   afterCheckpoint(checkpointId: string): string | undefined {
     const at = this.#checkpoints.get(checkpointId);

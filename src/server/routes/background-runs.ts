@@ -55,7 +55,8 @@ export function backgroundRunRoutes(ctx: ServerContext): RouteEntry[] {
         throw new HttpProblem(
           409,
           "Conflict",
-          `Run ${run.run_id} is ${run.status}; cancel it first (POST .../runs/${run.run_id}/cancel)`,
+          `Run ${run.run_id} is ${run.status}; cancel it first ` +
+            `(POST .../runs/${run.run_id}/cancel)`,
         );
       }
       return noContent();

@@ -4,7 +4,9 @@
  * has ended, unless the run asked `on_completion: "keep"`.
  */
 import { beforeEach, describe, expect, it } from "vitest";
+import { StudioClient } from "../../../src/client";
 import { useEmulator } from "../../helpers/emulator";
+import { deferred } from "../../helpers/gate";
 import { sdkClient, studioServer } from "./harness";
 import { collect, say, texts } from "./scripts";
 
@@ -76,6 +78,27 @@ describe("stateless runs", () => {
       "You said: later",
     ]);
     expect((await client.threads.search()).map((t) => t.thread_id)).toEqual([run.thread_id]);
+  });
+
+  it("deletes the thread of a stateless run cancelled before it started", async () => {
+    const { baseUrl, proxyUrl, apiKey } = emulator.handle;
+    const studio = new StudioClient({ baseUrl, proxyUrl, apiKey });
+    // The thread list's delete of the run's thread, awaited instead of a clock.
+    const deleted = deferred<string>();
+    const deleteThread = studio.deleteThread.bind(studio);
+    studio.deleteThread = async (id, options) => {
+      const answer = await deleteThread(id, options);
+      deleted.resolve(id);
+      return answer;
+    };
+    const { handler } = studioServer(emulator.handle, { client: studio });
+    const client = sdkClient(handler);
+    const run = await client.runs.create(null, "echo", { input: say("never"), afterSeconds: 3600 });
+    expect(run.status).toBe("pending");
+    expect((await client.threads.search()).map((t) => t.thread_id)).toEqual([run.thread_id]);
+    await client.runs.cancel(run.thread_id, run.run_id);
+    expect(await deleted.promise).toBe(run.thread_id);
+    expect(await client.threads.search()).toEqual([]);
   });
 
   it("refuses an unknown assistant before making a thread", async () => {

@@ -148,3 +148,54 @@ async function* firstOf<T>(items: AsyncIterable<T>): AsyncGenerator<T> {
     return;
   }
 }
+
+describe("RunRecord for joins and queues", () => {
+  it("ends a pending run at once on cancel, a running one only through its signal", () => {
+    const pending = new RunRecord({
+      threadId: "t",
+      assistantId: "agent",
+      metadata: {},
+      multitaskStrategy: "enqueue",
+      resumable: false,
+      pending: true,
+    });
+    pending.cancel();
+    expect(pending.status).toBe("interrupted");
+    expect(pending.ended).toBe(true);
+    const running = run();
+    running.cancel();
+    expect(running.controller.signal.aborted).toBe(true);
+    expect(running.ended).toBe(false);
+  });
+
+  it("resumes after a checkpoint it wrote, and knows no other", async () => {
+    const record = run(true);
+    record.push("metadata", "{}");
+    record.markCheckpoint("c1");
+    record.push("values", "1");
+    record.markCheckpoint("c2");
+    record.push("values", "2");
+    record.end("success");
+    expect((await all(record.follow(record.afterCheckpoint("c2")))).map((e) => e.data)).toEqual([
+      "2",
+    ]);
+    expect(record.afterCheckpoint("c1")).toBe("0");
+    expect(record.afterCheckpoint("other")).toBeUndefined();
+  });
+
+  it("keeps its last values and error past forget, and drops them with its events", () => {
+    const record = run();
+    record.push("values", '{"a":1}');
+    record.push("error", '{"error":"RunError"}');
+    record.end("error");
+    record.forget();
+    expect([record.lastValues, record.errorData]).toEqual(['{"a":1}', '{"error":"RunError"}']);
+    expect(record.eventBytes).toBeGreaterThan(0);
+    record.dropEvents();
+    expect([record.lastValues, record.errorData, record.eventBytes]).toEqual([
+      undefined,
+      undefined,
+      0,
+    ]);
+  });
+});
