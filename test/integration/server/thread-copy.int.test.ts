@@ -64,6 +64,9 @@ describe("threads.copy", () => {
     expect(copy.status).toBe("interrupted");
     const state = await client.threads.getState(copy.thread_id);
     expect(state.next).toEqual(["approve"]);
+    // The pending interrupt is the checkpoint's pending write: copied with it.
+    const asked = state.tasks.flatMap((task) => task.interrupts.map((i) => i.value));
+    expect(asked).toEqual([{ question: "Send the draft?" }]);
     await approvalResume(client, copy.thread_id);
     expect(texts((await client.threads.getState(copy.thread_id)).values).at(-1)).toBe(
       "Decision: yes",
