@@ -52,6 +52,22 @@ describe("threads.updateState", () => {
     expect(listed?.values.messages.at(-1)?.content).toBe("edited by hand");
   });
 
+  it("as_node decides what runs next: written as the paused node, the graph moves past it", async () => {
+    const client = sdkClient(studioServer(emulator.handle).handler);
+    const thread = await client.threads.create();
+    await approvalUntilInterrupt(client, thread.thread_id);
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual(["approve"]);
+    await client.threads.updateState(thread.thread_id, {
+      values: { decision: "no" },
+      asNode: "approve",
+    });
+    const state = await client.threads.getState<{ decision: string }>(thread.thread_id);
+    expect(state.next).toEqual(["answer"]);
+    expect(state.values.decision).toBe("no");
+    // The list follows: no longer waiting on the interrupt.
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+
   it("writes from a named checkpoint: a branch from the earlier state", async () => {
     const client = sdkClient(studioServer(emulator.handle).handler);
     const thread = await client.threads.create();
