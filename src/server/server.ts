@@ -21,6 +21,9 @@ import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
+import { EventLogs } from "./v2/event-log";
+import { protocolRoutes } from "./v2/routes";
+import { ClientThreadIds } from "./v2/thread-ids";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
@@ -64,8 +67,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxJsonDepth: settings.maxJsonDepth,
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
+    threadIds: new ClientThreadIds(records),
+    events: new EventLogs(),
   };
-  const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
+  const routes = [
+    ...assistantRoutes(ctx),
+    ...threadRoutes(ctx),
+    ...runRoutes(ctx),
+    ...protocolRoutes(ctx),
+  ];
 
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
