@@ -1,0 +1,399 @@
+/**
+ * Protocol v2 through the SDK's own client (`client.threads.stream`, its ThreadStream over SSE):
+ * a client-chosen thread created by `run.start`, `POST /threads` with `thread_id`/`if_exists`,
+ * interrupts answered with `input.respond`, forks, the state commands, the agent tree, replay
+ * from `since`, the event stream's filters, and another user kept out.
+ */
+import type { Client } from "@langchain/langgraph-sdk";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmulator } from "../../helpers/emulator";
+import { type Handler, sdkClient, studioServer } from "./harness";
+import { say, texts } from "./scripts";
+
+const emulator = useEmulator();
+
+beforeEach(async () => {
+  await emulator.handle.reset();
+});
+
+function handlerFetch(handler: Handler) {
+  return (input: string | URL | Request, init?: RequestInit) =>
+    handler(new Request(input, init));
+}
+
+function open(client: Client, handler: Handler, threadId: string, assistantId: string) {
+  return client.threads.stream(threadId, { assistantId, fetch: handlerFetch(handler) });
+}
+
+async function command(handler: Handler, threadId: string, body: unknown, user?: string) {
+  const response = await handler(
+    new Request(`http://agent.test/threads/${threadId}/commands`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(user ? { "x-user": user } : {}) },
+      body: JSON.stringify(body),
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+interface WireEvent {
+  seq: number;
+  method: string;
+  params: { namespace: string[]; data: Record<string, unknown>; node?: string };
+}
+
+/** The events a `POST .../stream/events` sends until the root's run ends (or `count`). */
+async function readEvents(
+  handler: Handler,
+  threadId: string,
+  filter: Record<string, unknown>,
+  until: (event: WireEvent) => boolean,
+  user?: string,
+): Promise<WireEvent[]> {
+  const response = await handler(
+    new Request(`http://agent.test/threads/${threadId}/stream/events`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(user ? { "x-user": user } : {}) },
+      body: JSON.stringify(filter),
+    }),
+  );
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: WireEvent[] = [];
+  let text = "";
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      text += value;
+      let end = text.indexOf("\n\n");
+      while (end !== -1) {
+        const frame = text.slice(0, end);
+        text = text.slice(end + 2);
+        const data = frame.split("\n").find((line) => line.startsWith("data: "));
+        if (data) {
+          const event = JSON.parse(data.slice(6)) as WireEvent;
+          events.push(event);
+          if (until(event)) return events;
+        }
+        end = text.indexOf("\n\n");
+      }
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+const ALL = [
+  "values",
+  "updates",
+  "messages",
+  "tools",
+  "lifecycle",
+  "input",
+  "custom",
+  "tasks",
+  "checkpoints",
+];
+
+function rootEnd(event: WireEvent): boolean {
+  return (
+    event.method === "lifecycle" &&
+    event.params.namespace.length === 0 &&
+    ["completed", "interrupted", "failed"].includes(String(event.params.data.event))
+  );
+}
+
+describe("protocol v2 with the SDK's ThreadStream", () => {
+  it("run.start on a client-chosen id creates the thread and streams its values", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const thread = open(client, handler, threadId, "echo");
+    const started = await thread.run.start({ input: say("hello") });
+    expect(started.run_id).toEqual(expect.any(String));
+    expect(texts(await thread.values)).toEqual(["hello", "You said: hello"]);
+    await thread.close();
+    // The v1 routes know the thread under the client's id, and list it under that id.
+    const got = await client.threads.get(threadId);
+    expect(got.thread_id).toBe(threadId);
+    expect(got.metadata?.graph_id).toBe("echo");
+    const listed = await client.threads.search({ limit: 10 });
+    expect(listed.map((t) => t.thread_id)).toEqual([threadId]);
+    const state = await client.threads.getState(threadId);
+    expect(texts(state.values)).toEqual(["hello", "You said: hello"]);
+  });
+
+  it("POST /threads takes thread_id: if_exists raise is a 409, do_nothing returns it", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const created = await client.threads.create({ threadId, metadata: { topic: "a" } });
+    expect(created.thread_id).toBe(threadId);
+    await expect(client.threads.create({ threadId })).rejects.toThrow(/409/);
+    const again = await client.threads.create({ threadId, ifExists: "do_nothing" });
+    expect(again.thread_id).toBe(threadId);
+    expect(again.metadata?.topic).toBe("a");
+    // PATCH, runs and DELETE take the client's id too.
+    const patched = await client.threads.update(threadId, { metadata: { topic: "b" } });
+    expect(patched.thread_id).toBe(threadId);
+    expect(patched.metadata?.topic).toBe("b");
+    for await (const _ of client.runs.stream(threadId, "echo", { input: say("v1 run") })) {
+      // drained
+    }
+    expect(texts((await client.threads.getState(threadId)).values)).toEqual([
+      "v1 run",
+      "You said: v1 run",
+    ]);
+    await client.threads.delete(threadId);
+    await expect(client.threads.get(threadId)).rejects.toThrow(/404/);
+    // The id is free again once its thread is gone.
+    expect((await client.threads.create({ threadId })).thread_id).toBe(threadId);
+  });
+
+  it("a fresh process finds a client-chosen id in the service", async () => {
+    const first = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    await sdkClient(first.handler).threads.create({ threadId, metadata: { n: 1 } });
+    const second = studioServer(emulator.handle);
+    const before = second.calls.count;
+    const found = await sdkClient(second.handler).threads.get(threadId);
+    expect(found.metadata?.n).toBe(1);
+    // The id's listing and the thread's record; no scan of the account.
+    expect(second.calls.count - before).toBeLessThanOrEqual(4);
+  });
+
+  it("an interrupt is shown, then answered with input.respond", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const thread = open(client, handler, threadId, "approval");
+    await thread.run.start({ input: say("write to Ada") });
+    await thread.values;
+    expect(thread.interrupted).toBe(true);
+    const [pending] = thread.interrupts;
+    expect(pending?.payload).toEqual({ question: "Send the draft?" });
+    await thread.close();
+    // A ThreadStream's `values` settles once: the answer is sent from a fresh one (a reload).
+    const answering = open(client, handler, threadId, "approval");
+    await answering.input.respond({
+      namespace: [],
+      interrupt_id: pending!.interruptId,
+      response: "yes",
+    });
+    const values = await answering.values;
+    expect(texts(values)).toEqual(["write to Ada", "Draft for: write to Ada", "Decision: yes"]);
+    await answering.close();
+    const listed = await client.threads.get(threadId);
+    expect(listed.status).toBe("idle");
+  });
+
+  it("input.respond naming no pending interrupt is a no_such_interrupt error", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    const start = { assistant_id: "approval", input: say("hi") };
+    await command(handler, threadId, { id: 1, method: "run.start", params: start });
+    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd);
+    const answer = await command(handler, threadId, {
+      id: 2,
+      method: "input.respond",
+      params: { namespace: [], interrupt_id: "not-asked", response: "yes" },
+    });
+    expect(answer.body).toMatchObject({ type: "error", id: 2, error: "no_such_interrupt" });
+  });
+
+  it("state.get, state.listCheckpoints, state.fork and agent.getTree", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const thread = open(client, handler, threadId, "echo");
+    await thread.run.start({ input: say("first") });
+    await thread.values;
+    const state = (await thread.state.get({ namespace: [] })) as {
+      values: Record<string, unknown>;
+      checkpoint?: { id: string };
+    };
+    expect(texts(state.values)).toEqual(["first", "You said: first"]);
+    expect(state.checkpoint?.id).toEqual(expect.any(String));
+    const picked = (await thread.state.get({ namespace: [], keys: ["nothing"] })) as {
+      values: Record<string, unknown>;
+    };
+    expect(picked.values).toEqual({});
+    const { checkpoints } = (await thread.state.listCheckpoints({ limit: 10 })) as {
+      checkpoints: { id: string; step: number }[];
+    };
+    expect(checkpoints[0]?.id).toBe(state.checkpoint?.id);
+    expect(checkpoints.map((c) => c.step)).toEqual([1, 0, -1]);
+    const tree = await thread.agent.getTree();
+    expect(tree.tree).toMatchObject({ namespace: [], status: "completed", graph_name: "echo" });
+    // Fork from the checkpoint before the reply: the input replaces "first".
+    const input = checkpoints.find((c) => c.step === -1)!;
+    const forked = (await thread.state.fork({
+      checkpoint_id: input.id,
+      input: say("edited"),
+    })) as { run_id: string; thread_id: string };
+    expect(forked.thread_id).toBe(threadId);
+    await thread.close();
+    const events = await readEvents(handler, threadId, { channels: ["lifecycle", "values"] }, rootEnd);
+    expect(events.some((e) => e.method === "values")).toBe(true);
+    const after = await client.threads.getState(threadId);
+    expect(texts(after.values)).toEqual(["edited", "You said: edited"]);
+  });
+
+  it("run.start from a checkpoint (forkFrom) is a fork", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const turn = async (params: Record<string, unknown>) => {
+      // A ThreadStream's `values` settles once: one per turn, as a page reload would.
+      const thread = open(client, handler, threadId, "echo");
+      await thread.run.start(params as never);
+      const values = await thread.values;
+      await thread.close();
+      return texts(values);
+    };
+    await turn({ input: say("one") });
+    expect(await turn({ input: say("two") })).toEqual([
+      "one",
+      "You said: one",
+      "two",
+      "You said: two",
+    ]);
+    const history = await client.threads.getHistory(threadId, { limit: 20 });
+    const afterFirst = history.find(
+      (s) => (s.values as { messages: unknown[] }).messages.length === 2 && s.next.length === 0,
+    );
+    const forked = await turn({
+      input: say("other"),
+      forkFrom: afterFirst!.checkpoint.checkpoint_id!,
+    });
+    expect(forked).toEqual(["one", "You said: one", "other", "You said: other"]);
+  });
+
+  it("an unknown command is the protocol's unknown_command error naming it", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    await command(handler, threadId, {
+      id: 1,
+      method: "run.start",
+      params: { assistant_id: "echo", input: say("hi") },
+    });
+    const answer = await command(handler, threadId, { id: 7, method: "state.rewind", params: {} });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      type: "error",
+      id: 7,
+      error: "unknown_command",
+      message: expect.stringContaining("state.rewind"),
+    });
+  });
+
+  it("replays the buffer to a new stream, and only what follows `since`", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    await command(handler, threadId, {
+      id: 1,
+      method: "run.start",
+      params: { assistant_id: "approval", input: say("hi") },
+    });
+    const all = await readEvents(handler, threadId, { channels: ALL }, rootEnd);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    // A stream opened after the run ended gets the same events again.
+    const again = await readEvents(handler, threadId, { channels: ALL }, rootEnd);
+    expect(again.map((e) => e.seq)).toEqual(all.map((e) => e.seq));
+    const since = all[4]!.seq;
+    const later = await readEvents(handler, threadId, { channels: ALL, since }, rootEnd);
+    expect(later.map((e) => e.seq)).toEqual(all.slice(5).map((e) => e.seq));
+  });
+
+  it("filters by channels, namespaces and depth", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    await command(handler, threadId, {
+      id: 1,
+      method: "run.start",
+      params: { assistant_id: "approval", input: say("hi") },
+    });
+    const all = await readEvents(handler, threadId, { channels: ALL }, rootEnd);
+    const lifecycle = await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd);
+    expect(lifecycle.map((e) => e.seq)).toEqual(
+      all.filter((e) => e.method === "lifecycle").map((e) => e.seq),
+    );
+    // Root only: depth 0 below the root namespace leaves the nodes' message events out.
+    const rootOnly = await readEvents(
+      handler,
+      threadId,
+      { channels: ALL, namespaces: [[]], depth: 0 },
+      rootEnd,
+    );
+    expect(rootOnly.length).toBeGreaterThan(0);
+    expect(rootOnly.every((e) => e.params.namespace.length === 0)).toBe(true);
+    expect(all.some((e) => e.params.namespace.length > 0)).toBe(true);
+    // A namespace prefix by graph name ("draft") matches "draft:<task id>".
+    const draft = await readEvents(
+      handler,
+      threadId,
+      { channels: ["messages", "lifecycle"], namespaces: [["draft"]] },
+      (e) => e.method === "lifecycle" && e.params.data.event === "completed",
+    );
+    expect(draft.length).toBeGreaterThan(1);
+    expect(draft.every((e) => e.params.namespace[0]?.startsWith("draft:"))).toBe(true);
+    // A filter with a field the protocol lacks is a 422 naming it.
+    const bad = await handler(
+      new Request(`http://agent.test/threads/${threadId}/stream/events`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ channels: ["values"], chanels: ["x"] }),
+      }),
+    );
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("chanels");
+  });
+
+  it("another user's client id never reaches the owner's thread", async () => {
+    const { handler } = studioServer(emulator.handle, {
+      auth: (request) => request.headers.get("x-user") ?? undefined,
+    });
+    const threadId = crypto.randomUUID();
+    await command(
+      handler,
+      threadId,
+      { id: 1, method: "run.start", params: { assistant_id: "echo", input: say("ada's secret") } },
+      "ada",
+    );
+    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, "ada");
+    const bob = sdkClient(handler, { "x-user": "bob" });
+    await expect(bob.threads.get(threadId)).rejects.toThrow(/404/);
+    await expect(bob.threads.getState(threadId)).rejects.toThrow(/404/);
+    const streamed = await handler(
+      new Request(`http://agent.test/threads/${threadId}/stream/events`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "x-user": "bob" },
+        body: JSON.stringify({ channels: ["values"] }),
+      }),
+    );
+    expect(streamed.status).toBe(404);
+    const state = await command(
+      handler,
+      threadId,
+      { id: 2, method: "state.get", params: { namespace: [] } },
+      "bob",
+    );
+    expect(state.status).toBe(404);
+    // Bob's run.start under the same id makes bob's own thread: ada's words never reach him.
+    await command(
+      handler,
+      threadId,
+      { id: 3, method: "run.start", params: { assistant_id: "echo", input: say("bob here") } },
+      "bob",
+    );
+    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, "bob");
+    const mine = await bob.threads.getState(threadId);
+    expect(texts(mine.values)).toEqual(["bob here", "You said: bob here"]);
+    const ada = sdkClient(handler, { "x-user": "ada" });
+    expect(texts((await ada.threads.getState(threadId)).values)).toEqual([
+      "ada's secret",
+      "You said: ada's secret",
+    ]);
+  });
+});
