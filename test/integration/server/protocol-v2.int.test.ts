@@ -17,8 +17,7 @@ beforeEach(async () => {
 });
 
 function handlerFetch(handler: Handler) {
-  return (input: string | URL | Request, init?: RequestInit) =>
-    handler(new Request(input, init));
+  return (input: string | URL | Request, init?: RequestInit) => handler(new Request(input, init));
 }
 
 function open(client: Client, handler: Handler, threadId: string, assistantId: string) {
@@ -234,7 +233,12 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
     })) as { run_id: string; thread_id: string };
     expect(forked.thread_id).toBe(threadId);
     await thread.close();
-    const events = await readEvents(handler, threadId, { channels: ["lifecycle", "values"] }, rootEnd);
+    const events = await readEvents(
+      handler,
+      threadId,
+      { channels: ["lifecycle", "values"] },
+      rootEnd,
+    );
     expect(events.some((e) => e.method === "values")).toBe(true);
     const after = await client.threads.getState(threadId);
     expect(texts(after.values)).toEqual(["edited", "You said: edited"]);
