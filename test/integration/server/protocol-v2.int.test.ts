@@ -8,6 +8,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
 import { type Handler, sdkClient, studioServer } from "./harness";
+import { ALL_CHANNELS as ALL, command, readEvents, rootEnd } from "./protocol-v2-scripts";
 import { say, texts } from "./scripts";
 
 const emulator = useEmulator();
@@ -22,85 +23,6 @@ function handlerFetch(handler: Handler) {
 
 function open(client: Client, handler: Handler, threadId: string, assistantId: string) {
   return client.threads.stream(threadId, { assistantId, fetch: handlerFetch(handler) });
-}
-
-async function command(handler: Handler, threadId: string, body: unknown, user?: string) {
-  const response = await handler(
-    new Request(`http://agent.test/threads/${threadId}/commands`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...(user ? { "x-user": user } : {}) },
-      body: JSON.stringify(body),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-interface WireEvent {
-  seq: number;
-  method: string;
-  params: { namespace: string[]; data: Record<string, unknown>; node?: string };
-}
-
-/** The events a `POST .../stream/events` sends until the root's run ends (or `count`). */
-async function readEvents(
-  handler: Handler,
-  threadId: string,
-  filter: Record<string, unknown>,
-  until: (event: WireEvent) => boolean,
-  user?: string,
-): Promise<WireEvent[]> {
-  const response = await handler(
-    new Request(`http://agent.test/threads/${threadId}/stream/events`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...(user ? { "x-user": user } : {}) },
-      body: JSON.stringify(filter),
-    }),
-  );
-  expect(response.status).toBe(200);
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: WireEvent[] = [];
-  let text = "";
-  try {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) return events;
-      text += value;
-      let end = text.indexOf("\n\n");
-      while (end !== -1) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const data = frame.split("\n").find((line) => line.startsWith("data: "));
-        if (data) {
-          const event = JSON.parse(data.slice(6)) as WireEvent;
-          events.push(event);
-          if (until(event)) return events;
-        }
-        end = text.indexOf("\n\n");
-      }
-    }
-  } finally {
-    await reader.cancel();
-  }
-}
-
-const ALL = [
-  "values",
-  "updates",
-  "messages",
-  "tools",
-  "lifecycle",
-  "input",
-  "custom",
-  "tasks",
-  "checkpoints",
-];
-
-function rootEnd(event: WireEvent): boolean {
-  return (
-    event.method === "lifecycle" &&
-    event.params.namespace.length === 0 &&
-    ["completed", "interrupted", "failed"].includes(String(event.params.data.event))
-  );
 }
 
 describe("protocol v2 with the SDK's ThreadStream", () => {
@@ -363,9 +285,9 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
       handler,
       threadId,
       { id: 1, method: "run.start", params: { assistant_id: "echo", input: say("ada's secret") } },
-      "ada",
+      { "x-user": "ada" },
     );
-    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, "ada");
+    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, { "x-user": "ada" });
     const bob = sdkClient(handler, { "x-user": "bob" });
     await expect(bob.threads.get(threadId)).rejects.toThrow(/404/);
     await expect(bob.threads.getState(threadId)).rejects.toThrow(/404/);
@@ -381,7 +303,7 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
       handler,
       threadId,
       { id: 2, method: "state.get", params: { namespace: [] } },
-      "bob",
+      { "x-user": "bob" },
     );
     expect(state.status).toBe(404);
     // Bob's run.start under the same id makes bob's own thread: ada's words never reach him.
@@ -389,9 +311,9 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
       handler,
       threadId,
       { id: 3, method: "run.start", params: { assistant_id: "echo", input: say("bob here") } },
-      "bob",
+      { "x-user": "bob" },
     );
-    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, "bob");
+    await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd, { "x-user": "bob" });
     const mine = await bob.threads.getState(threadId);
     expect(texts(mine.values)).toEqual(["bob here", "You said: bob here"]);
     const ada = sdkClient(handler, { "x-user": "ada" });
