@@ -9,11 +9,11 @@
  * under the service thread's id, so two users choosing one id never share checkpoints either.
  *
  * Costs (service calls): a thread found through this process's cache, 2 (the record's get); a
- * client id not cached, 4 (1 failed get as a service id when the id does not look like a UUID,
- * the listing, the record's get): a UUID is looked up as a client id first, anything else as a
- * service id first; creating one, 5 (the record's 2, the id thread, the listing that checks for
- * a concurrent creation, and its loser's 2 deletes when it lost). The cache is a hint: a thread
- * it names that is gone or no longer carries the id sends the look-up back to the service.
+ * UUID not cached, 3 (the id's listing, the record's get); another id not cached, 4 (a failed
+ * get as a service id first); creating one, 6 (the look-up that finds none, the record's 2, the
+ * id thread, the listing that checks for a concurrent creation; a loser deletes its 2 threads).
+ * The cache is a hint: a thread it names that is gone or no longer carries the id sends the
+ * look-up back to the service.
  */
 import { chatThreadIdMetadata, chatThreadTarget } from "../../records/chat-thread-id";
 import { sha256Hex } from "../../threads/service-identity";
