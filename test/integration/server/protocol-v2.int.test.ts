@@ -196,6 +196,60 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
     expect(forked).toEqual(["one", "You said: one", "other", "You said: other"]);
   });
 
+  it("input.inject runs the message as the thread's next input", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const thread = open(client, handler, threadId, "echo");
+    await thread.run.start({ input: say("first") });
+    await thread.values;
+    await thread.close();
+    const before = await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd);
+    const injecting = open(client, handler, threadId, "echo");
+    await injecting.input.inject({
+      namespace: [],
+      message: { role: "user", content: "injected" },
+    });
+    await injecting.close();
+    const since = before.at(-1)!.seq;
+    await readEvents(handler, threadId, { channels: ["lifecycle"], since }, rootEnd);
+    expect(texts((await client.threads.getState(threadId)).values)).toEqual([
+      "first",
+      "You said: first",
+      "injected",
+      "You said: injected",
+    ]);
+    const bad = await command(handler, threadId, {
+      id: 9,
+      method: "input.inject",
+      params: { namespace: [], message: { role: "tool", content: "x" } },
+    });
+    expect(bad.body).toMatchObject({ type: "error", error: "invalid_argument" });
+    expect(String(bad.body.message)).toContain("role");
+  });
+
+  it("subscription.subscribe and unsubscribe are answered", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    const subscribed = await command(handler, threadId, {
+      id: 1,
+      method: "subscription.subscribe",
+      params: { channels: ["values"] },
+    });
+    expect(subscribed.body).toMatchObject({
+      type: "success",
+      id: 1,
+      result: { subscription_id: expect.any(String) },
+    });
+    const result = subscribed.body.result as { subscription_id: string };
+    const gone = await command(handler, threadId, {
+      id: 2,
+      method: "subscription.unsubscribe",
+      params: { subscription_id: result.subscription_id },
+    });
+    expect(gone.body).toMatchObject({ type: "success", id: 2, result: {} });
+  });
+
   it("an unknown command is the protocol's unknown_command error naming it", async () => {
     const { handler } = studioServer(emulator.handle);
     const threadId = crypto.randomUUID();
