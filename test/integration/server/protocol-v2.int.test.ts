@@ -7,6 +7,7 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
+import { gatedGraph } from "./gated-graph";
 import { type Handler, sdkClient, studioServer } from "./harness";
 import { ALL_CHANNELS as ALL, command, readEvents, rootEnd } from "./protocol-v2-scripts";
 import { say, texts } from "./scripts";
@@ -248,6 +249,44 @@ describe("protocol v2 with the SDK's ThreadStream", () => {
       params: { subscription_id: result.subscription_id },
     });
     expect(gone.body).toMatchObject({ type: "success", id: 2, result: {} });
+  });
+
+  it("runs queue on the thread (enqueue); a v1 cancel ends one as interrupted", async () => {
+    const slow = gatedGraph();
+    const { handler } = studioServer(emulator.handle, { graphs: { slow: slow.graph } });
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const start = (id: number, text: string) =>
+      command(handler, threadId, {
+        id,
+        method: "run.start",
+        params: { assistant_id: "slow", input: say(text) },
+      });
+    const first = (await start(1, "one")).body.result as { run_id: string };
+    await slow.entered(0);
+    const second = (await start(2, "two")).body.result as { run_id: string };
+    expect(second.run_id).not.toBe(first.run_id);
+    // The v1 routes know the v2 run under the client's thread id.
+    await client.runs.cancel(threadId, first.run_id, true);
+    await slow.entered(1);
+    slow.open(1);
+    const roots = await readEvents(
+      handler,
+      threadId,
+      { channels: ["lifecycle"], namespaces: [[]], depth: 0 },
+      (e) => rootEnd(e) && e.params.data.event === "completed",
+    );
+    expect(roots.map((e) => e.params.data.event)).toEqual([
+      "running",
+      "interrupted",
+      "running",
+      "completed",
+    ]);
+    expect(texts((await client.threads.getState(threadId)).values)).toEqual([
+      "one",
+      "two",
+      "Slowly: two",
+    ]);
   });
 
   it("an unknown command is the protocol's unknown_command error naming it", async () => {
