@@ -13,6 +13,8 @@ import type { ServiceAssistants } from "./service-assistants";
 import { type RunEventsOptions, runEventsResponse } from "./sse";
 import type { StoredThread, ThreadRecords } from "./thread-records";
 import type { ThreadView } from "./thread-view";
+import type { EventLogs } from "./v2/event-log";
+import type { ClientThreadIds } from "./v2/thread-ids";
 
 export interface ServerContext {
   records: ThreadRecords;
@@ -42,6 +44,10 @@ export interface ServerContext {
   report(error: unknown, request: Request): void;
   /** Milliseconds between SSE heartbeats on an idle stream (`heartbeatIntervalMs`); 0: none. */
   heartbeatMs: number;
+  /** Client-chosen thread ids and the service threads they name (`v2/thread-ids.ts`). */
+  threadIds: ClientThreadIds;
+  /** Each thread's protocol v2 events in this process (`v2/event-log.ts`). */
+  events: EventLogs;
 }
 
 export function readBody(ctx: ServerContext, request: Request): Promise<Record<string, unknown>> {
@@ -64,14 +70,15 @@ export async function ownThread(
   threadId: string,
 ): Promise<StoredThread> {
   const id = threadIdOf(threadId);
-  const stored = await ctx.records.get(owner, id);
+  const stored = await ctx.threadIds.find(owner, id);
   if (!stored) throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
   return stored;
 }
 
 /**
- * The id of the owner's thread, or a 404, for a route that needs no more of its record (a run):
- * no service call once this process knows the thread (`ThreadRecords#owns`).
+ * The service id of the owner's thread `threadId` (a service id or a client-chosen one), or a
+ * 404, for a route that needs no more of its record (a run): no service call once this process
+ * knows the thread (`ThreadRecords#owns`, `ClientThreadIds#serviceIdOf`).
  */
 export async function ownThreadId(
   ctx: ServerContext,
@@ -79,15 +86,22 @@ export async function ownThreadId(
   threadId: string,
 ): Promise<string> {
   const id = threadIdOf(threadId);
-  if (!(await ctx.records.owns(owner, id))) {
-    throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
-  }
-  return id;
+  const serviceId = await ctx.threadIds.serviceIdOf(owner, id);
+  if (await ctx.records.owns(owner, serviceId)) return serviceId;
+  // A client-chosen id that is not a UUID and not cached: looked up as one.
+  const found = serviceId === id ? await ctx.threadIds.find(owner, id) : undefined;
+  if (found) return found.view.thread_id;
+  throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
 }
 
-/** The thread as its owner sees it ("busy" while a run of this process is on it). */
+/**
+ * The thread as its owner sees it: under the id the client chose, if it chose one; "busy" while a
+ * run of this process is on it.
+ */
 export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
-  return ctx.lifecycle.isBusy(view.thread_id) ? { ...view, status: "busy" } : view;
+  const { client_thread_id, ...rest } = view;
+  const named = client_thread_id === undefined ? rest : { ...rest, thread_id: client_thread_id };
+  return ctx.lifecycle.isBusy(view.thread_id) ? { ...named, status: "busy" } : named;
 }
 
 /** The graph that last ran on the thread, as its owner runs it, if the server still has it. */

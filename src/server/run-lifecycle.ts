@@ -87,6 +87,8 @@ export interface RunRequest {
   report(error: unknown): void;
   /** A stateless run's thread: deleted when the run ends, before its `done` (rule 8). */
   temporary?: boolean | undefined;
+  /** Streams the run in place of the v1 stream (protocol v2, `v2/run-stream.ts`). */
+  execute?: ((run: RunRecord) => Promise<RunStatus>) | undefined;
 }
 
 /** What a run names when its thread record could not be updated or its state read back. */
@@ -222,12 +224,9 @@ export class RunLifecycle {
         status = "error";
         return;
       }
-      status = await executeRun(
-        request.graph,
-        run,
-        request.body,
-        request.userId,
-        request.report,
+      status = await (
+        request.execute?.(run) ??
+        executeRun(request.graph, run, request.body, request.userId, request.report)
       ).catch((error: unknown) => {
         request.report(error);
         return "error" as const;

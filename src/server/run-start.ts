@@ -16,6 +16,7 @@ import { checkRunMetadata } from "./reserved-metadata";
 import { checkInputSize, requireStartCheckpoint } from "./run-admission";
 import { checkRunFields, wantsSubgraphs } from "./run-fields";
 import type { RunRecord } from "./runs";
+import { blankThread, createChosen } from "./v2/thread-create";
 
 /** A run create's body and the namespaces its stream was asked for (`?namespace=`). */
 export interface RunAsk {
@@ -55,7 +56,8 @@ export async function requireAssistant(ctx: ServerContext, owner: string, body: 
 
 /**
  * The owner's thread id for a run on `threadParam` (only who owns it is read: the record itself
- * is read when the run ends): a 404, or a 422 for `if_not_exists`.
+ * is read when the run ends): a 404, or with `if_not_exists: "create"` a new thread under that
+ * id, as `POST /threads` with `thread_id` creates it.
  */
 async function runThread(ctx: ServerContext, owner: string, threadParam: string, body: RunCreate) {
   try {
@@ -63,12 +65,11 @@ async function runThread(ctx: ServerContext, owner: string, threadParam: string,
   } catch (error) {
     if (!(error instanceof HttpProblem) || error.status !== 404) throw error;
     if (body.if_not_exists !== "create") throw error;
-    throw new HttpProblem(
-      422,
-      "Unprocessable Entity",
-      `if_not_exists: thread ${threadParam} does not exist and this server picks thread ids; ` +
-        "create it first (POST /threads)",
-    );
+    const metadata: Record<string, unknown> = {};
+    if (ctx.auth) metadata.owner = owner;
+    if (ctx.graphs.has(body.assistant_id)) metadata.graph_id = body.assistant_id;
+    const created = await createChosen(ctx, owner, threadParam, blankThread(new Date(), metadata));
+    return created.stored.view.thread_id;
   }
 }
 

@@ -30,6 +30,9 @@ import { ServiceAssistants } from "./service-assistants";
 import { storeAccess } from "./store-access";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
+import { EventLogs } from "./v2/event-log";
+import { protocolRoutes } from "./v2/routes";
+import { ClientThreadIds } from "./v2/thread-ids";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
@@ -83,6 +86,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
     heartbeatMs: settings.heartbeatIntervalMs,
+    threadIds: new ClientThreadIds(records),
+    events: new EventLogs(),
   };
   const routes = [
     ...assistantRoutes(ctx),
@@ -94,6 +99,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     ...threadStateRoutes(ctx),
     ...backgroundRunRoutes(ctx),
     ...statelessRunRoutes(ctx),
+    ...protocolRoutes(ctx),
   ];
 
   const handler = async (request: Request): Promise<Response> => {

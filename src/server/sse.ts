@@ -130,3 +130,22 @@ export function runEventsResponse(
     onCancel: options.onDisconnect,
   });
 }
+
+/** One event of a stream: its name, its JSON text, its id. */
+export interface StreamEvent {
+  event: string;
+  data: string;
+  id?: string | undefined;
+}
+
+async function* streamFrames(events: AsyncGenerator<StreamEvent>): AsyncGenerator<string> {
+  for await (const event of events) yield sseFrame(event.event, event.data, event.id);
+}
+
+/** `events` (protocol v2's event streams) as a `text/event-stream` response, with heartbeats. */
+export function eventStreamResponse(
+  events: AsyncGenerator<StreamEvent>,
+  options: SseOptions,
+): Response {
+  return sseResponse(streamFrames(events), options);
+}

@@ -189,3 +189,22 @@ describe("fields this server cannot honour", () => {
     expect(await client.runs.list(tid)).toEqual([]);
   });
 });
+
+describe("if_not_exists", () => {
+  it("creates the thread under the path's id with create, and leaves a missing one a 404 without", async () => {
+    const { handler } = studioServer(emulator.handle, {
+      auth: async (r) => r.headers.get("x-user") ?? undefined,
+    });
+    const ann = sdkClient(handler, { "x-user": "ann" });
+    const id = crypto.randomUUID();
+    await expect(ann.runs.wait(id, "echo", { input: say("hi") })).rejects.toThrow(/404/);
+    const values = (await ann.runs.wait(id, "echo", {
+      input: say("hi"),
+      ifNotExists: "create",
+    })) as { messages: { content: string }[] };
+    expect(values.messages.map((m) => m.content)).toEqual(["hi", "You said: hi"]);
+    expect((await ann.threads.get(id)).thread_id).toBe(id);
+    const bob = sdkClient(handler, { "x-user": "bob" });
+    await expect(bob.threads.get(id)).rejects.toThrow(/404/);
+  });
+});
