@@ -88,7 +88,7 @@ describe("/assistants on the service's assistants", () => {
     });
     const listed = await client.assistants.search({ limit: 100 });
     expect(listed.map((a) => a.assistant_id).sort()).toEqual(
-      ["agent", "approval", "echo", "whoami", created.assistant_id].sort(),
+      ["agent", "approval", "echo", "nested", "whoami", created.assistant_id].sort(),
     );
     expect(await client.assistants.count()).toBe(5);
     expect(await client.assistants.count({ metadata: { team: "ops" } })).toBe(1);
@@ -238,6 +238,7 @@ describe("/assistants on the service's assistants", () => {
       "agent",
       "approval",
       "echo",
+      "nested",
       "whoami",
     ]);
   });

@@ -40,10 +40,13 @@ describe("langchain-studio/server is portable", () => {
     expect(outside.filter((path) => builtins.has(path))).toEqual([]);
     // The checkpoint package comes with the encrypting serializer (`keyRing`), core's tool
     // converter with the service's assistants (`assistants`: a tool's schema as the service
-    // stores it); all are peers (core is LangGraph's own peer, so always installed beside it).
+    // stores it), LangGraph's `stream` entry (its protocol v2 event conversion, four modules of
+    // plain code) with protocol v2; all are peers (core is LangGraph's own peer, so always
+    // installed beside it).
     expect(outside.sort()).toEqual([
       "@langchain/core/utils/function_calling",
       "@langchain/langgraph-checkpoint",
+      "@langchain/langgraph/stream",
       "@langchain/langgraph/web",
     ]);
   });
