@@ -8,12 +8,13 @@
  * messages while an answer is on its way (they wait in the submission queue, then go in order).
  * Every wait is bounded.
  */
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { StudioClient } from "langchain-studio";
 import { type EmulatorHandle, startEmulator } from "langchain-studio/emulator";
 import { StudioCheckpointSaver } from "langchain-studio/langgraph";
-import { createAgentServer } from "langchain-studio/server";
+import { createAgentServer, toNodeListener } from "langchain-studio/server";
 import type { Browser, Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatAgent } from "../../examples/chat-ui/graph";
@@ -40,7 +41,9 @@ interface Seen {
 }
 
 let emulator: EmulatorHandle | undefined;
+let client: StudioClient | undefined;
 let server: Server | undefined;
+const otherServers: Server[] = [];
 let url = "";
 let browser: Browser | undefined;
 const seen: Seen[] = [];
@@ -134,7 +137,7 @@ if (chromiumShipped()) {
   describe("protocol v2 chat UI (@langchain/react useStream) in headless Chromium", () => {
     beforeAll(async () => {
       emulator = await startEmulator({ port: 0 });
-      const client = new StudioClient({
+      client = new StudioClient({
         baseUrl: emulator.baseUrl,
         proxyUrl: emulator.proxyUrl,
         apiKey: emulator.apiKey,
@@ -158,8 +161,10 @@ if (chromiumShipped()) {
 
     afterAll(async () => {
       if (browser) await shutDown(browser);
-      server?.closeAllConnections();
-      server?.close();
+      for (const open of [server, ...otherServers]) {
+        open?.closeAllConnections();
+        open?.close();
+      }
       await emulator?.close();
     });
 
@@ -276,6 +281,40 @@ if (chromiumShipped()) {
         "You said: third",
       ]);
     }, 180_000);
+
+    it("works from a page on another origin through the cors option", async () => {
+      // The page's origin serves only the page; the API listens on another port of loopback.
+      const page = await serveChat(async () => new Response(null, { status: 404 }), 0, PAGE);
+      otherServers.push(page.server);
+      const pageOrigin = new URL(page.url).origin;
+      const handler = createAgentServer({
+        graphs: { agent: chatAgent(client!, "studio/echo-small") },
+        checkpointer: new StudioCheckpointSaver({ client: client!, datasetId: "chat-server-cors" }),
+        client: client!,
+        cors: { origins: [pageOrigin] },
+      });
+      const methods: string[] = [];
+      const api = createServer((req, res) => {
+        methods.push(`${req.method} ${req.url} from ${req.headers.origin ?? "-"}`);
+        toNodeListener(handler)(req, res);
+      });
+      otherServers.push(api);
+      await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+      const apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      expect(apiOrigin).not.toBe(pageOrigin);
+
+      const tab = await browser!.newPage();
+      tab.on("console", (m) => output.push(`console.${m.type()}: ${m.text()}`));
+      tab.on("pageerror", (e) => output.push(`page error: ${String(e)}`));
+      await tab.goto(`${page.url}?api=${encodeURIComponent(apiOrigin)}`);
+      await tab.waitForSelector("#draft", { timeout: STEP_MS });
+      await say(tab, 'get_weather {"city": "Lima"}');
+      await waitForMessage(tab, "Tool said: Lima: sunny");
+      const crossOrigin = `\n${methods.join("\n")}`;
+      expect(methods.some((m) => m.startsWith("OPTIONS ")), crossOrigin).toBe(true);
+      expect(methods.every((m) => m.endsWith(`from ${pageOrigin}`)), crossOrigin).toBe(true);
+      await tab.close();
+    }, 120_000);
   });
 } else {
   it.skip(`v2 chat UI in headless chromium: NOT RUN on ${process.platform}-${process.arch}; @sparticuz/chromium ships ${CHROMIUM_PLATFORM} only`, () => {});
