@@ -4,11 +4,12 @@
  * `server.ts`; the routes (`routes/`) hold no state of their own.
  */
 
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { RunnableGraph } from "./graphs";
 import { HttpProblem, readJson } from "./http";
 import type { RunLifecycle } from "./run-lifecycle";
 import type { RunRecord, RunRegistry } from "./runs";
+import type { ServiceAssistants } from "./service-assistants";
 import { runEventsResponse } from "./sse";
 import type { StoredThread, ThreadRecords } from "./thread-records";
 import type { ThreadView } from "./thread-view";
@@ -23,7 +24,10 @@ export interface ServerContext {
   userGraphs(owner: string): Promise<{
     graphs: ReadonlyMap<string, RunnableGraph>;
     checkpointer: BaseCheckpointSaver;
+    store: BaseStore | undefined;
   }>;
+  /** The service's assistants, with the `assistants` option. */
+  assistants?: ServiceAssistants | undefined;
   /** True when the server has an `auth` hook (then each thread is its owner's). */
   auth: boolean;
   /** The path prefix the handler is mounted under, without a trailing slash. */
@@ -75,8 +79,24 @@ export async function graphOf(
   view: ThreadView,
 ): Promise<RunnableGraph | undefined> {
   const id = view.metadata.graph_id;
-  if (typeof id !== "string" || !ctx.graphs.has(id)) return undefined;
-  return (await ctx.userGraphs(owner)).graphs.get(id);
+  if (typeof id !== "string") return undefined;
+  return (await runnableAssistant(ctx, owner, id))?.graph;
+}
+
+/**
+ * The graph a run of `assistantId` runs, with the user's checkpointer: a graph given in code, or
+ * the user's service assistant as an agent (with the `assistants` option).
+ */
+export async function runnableAssistant(
+  ctx: ServerContext,
+  owner: string,
+  assistantId: string,
+): Promise<{ graph: RunnableGraph; checkpointer: BaseCheckpointSaver } | undefined> {
+  const mine = await ctx.userGraphs(owner);
+  const code = mine.graphs.get(assistantId);
+  if (code) return { graph: code, checkpointer: mine.checkpointer };
+  const service = await ctx.assistants?.graph(owner, assistantId, mine);
+  return service ? { graph: service, checkpointer: mine.checkpointer } : undefined;
 }
 
 /** The run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */

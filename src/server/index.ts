@@ -4,6 +4,7 @@
  * `@langchain/langgraph-checkpoint`.
  */
 
+export type { AgentServerCors } from "./cors";
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
 export { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
@@ -14,5 +15,11 @@ export {
   type AgentServerOptions,
   createAgentServer,
 } from "./server";
+export type {
+  AgentServerAssistants,
+  AssistantLoadParams,
+  AssistantServerTool,
+} from "./service-assistants";
+export type { AgentServerStoreNamespaces } from "./store-access";
 export type { ThreadStatus, ThreadView } from "./thread-view";
 export type { AgentServerKeyRing } from "./user-graphs";

@@ -13,14 +13,18 @@ import {
   functionField,
   integerAtLeast,
   type KnownKeys,
+  knownKeysOnly,
   parseFields,
   refuseUnknownKeys,
 } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
+import { type AgentServerCors, corsSchema } from "./cors";
 import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
 import { DEFAULT_MAX_JSON_DEPTH } from "./json-depth";
 import { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
+import type { AgentServerAssistants, AssistantServerTool } from "./service-assistants";
+import { type AgentServerStoreNamespaces, storeNamespacesSchema } from "./store-access";
 import type { AgentServerKeyRing } from "./user-graphs";
 
 useEnglishMessages();
@@ -80,6 +84,25 @@ export interface AgentServerOptions extends StudioClientOptions {
    * `StudioCheckpointSaver` (and a `StudioStore`, if any).
    */
   keyRing?: AgentServerKeyRing | undefined;
+  /**
+   * Browser origins allowed to call the handler from another origin (`{ origins, credentials,
+   * maxAge, allowHeaders }`): preflights are answered, and the headers the SDK reads exposed.
+   * Default: no CORS headers (same-origin pages only).
+   */
+  cors?: AgentServerCors | undefined;
+  /**
+   * Which store namespaces a user reaches through the store routes: `"user"` (each user's start
+   * with their user id), `"shared"` (all), or `(userId, namespace) => boolean`. Default `"user"`;
+   * without `auth` every namespace is the one user's.
+   */
+  storeNamespaces?: AgentServerStoreNamespaces | undefined;
+  /**
+   * The service's own assistants behind `/assistants`, beside the graphs given in code, each run
+   * as an agent: `{ load: loadAssistantAgent, tools, maxIterations }` (`load` from
+   * `langchain-studio/agents`; `tools`, the LangChain tools they may name). Default: only the
+   * graphs given in code.
+   */
+  assistants?: AgentServerAssistants | undefined;
 }
 
 export type AgentServerHandler = (request: Request) => Promise<Response>;
@@ -124,6 +147,31 @@ function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
+const assistantsShape = z.object(
+  {
+    load: functionField(),
+    tools: z.optional(
+      z.array(
+        z.custom<AssistantServerTool>(
+          (tool) =>
+            isPlainObjectLike(tool) &&
+            typeof tool.name === "string" &&
+            tool.name !== "" &&
+            typeof tool.invoke === "function",
+          { error: 'must be a LangChain tool (tool() from "@langchain/core/tools")' },
+        ),
+      ),
+    ),
+    maxIterations: z.optional(integerAtLeast(1, "must be an integer of at least 1")),
+  },
+  { error: "must be an object such as { load: loadAssistantAgent, tools: [getWeather] }" },
+);
+
+const assistantsSchema = knownKeysOnly(assistantsShape, {
+  owner: "assistants",
+  known: Object.keys(assistantsShape.shape),
+});
+
 /** The server's own options, in the order they are checked (the first bad one is named). */
 const serverFieldsSchema = z.object({
   graphs: graphsSchema,
@@ -158,6 +206,9 @@ const serverFieldsSchema = z.object({
       }),
     ),
   ),
+  cors: z.optional(corsSchema),
+  storeNamespaces: z.optional(storeNamespacesSchema),
+  assistants: z.optional(assistantsSchema),
 });
 
 const SERVER_KEYS: ReadonlySet<string> = new Set(Object.keys(serverFieldsSchema.shape));

@@ -10,15 +10,19 @@ import { resolveClient } from "../client/resolve";
 import { callerOf } from "./caller";
 import { checkServerCheckpointer } from "./checkpointer-check";
 import type { ServerContext } from "./context";
+import { withCors } from "./cors";
 import { report, unexpected } from "./failures";
 import { HttpProblem, outsideBasePath, problem, unknownRoute } from "./http";
 import { type AgentServerHandler, type AgentServerOptions, serverSettings } from "./options";
 import { matchRoute, mountedAt, routedPath } from "./router";
 import { assistantRoutes } from "./routes/assistants";
 import { runRoutes } from "./routes/runs";
+import { storeRoutes } from "./routes/store";
 import { threadRoutes } from "./routes/threads";
 import { RunLifecycle } from "./run-lifecycle";
 import { RunRegistry } from "./runs";
+import { ServiceAssistants } from "./service-assistants";
+import { storeAccess } from "./store-access";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
 import { guardWrites } from "./write-guard";
@@ -35,7 +39,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   checkServerCheckpointer(checkpointer);
   // Checked as functions by the schema; typed as the caller gave them.
   const { auth, onError, keyRing } = options;
-  const records = new ThreadRecords(resolveClient(settings.clientFields), settings.tenant);
+  const client = resolveClient(settings.clientFields);
+  const records = new ThreadRecords(client, settings.tenant);
   const runs = new RunRegistry();
   const guard = guardWrites(checkpointer);
   const { shared, forUser } = userGraphs({
@@ -59,15 +64,28 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     graphs: shared.graphs,
     userGraphs: forUser,
     auth: auth !== undefined,
+    assistants:
+      options.assistants === undefined
+        ? undefined
+        : new ServiceAssistants(client, options.assistants, {
+            tenant: settings.tenant,
+            auth: auth !== undefined,
+            graphs: shared.graphs,
+          }),
     prefix: basePath ?? "",
     maxBodyBytes: settings.maxBodyBytes,
     maxJsonDepth: settings.maxJsonDepth,
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
   };
-  const routes = [...assistantRoutes(ctx), ...threadRoutes(ctx), ...runRoutes(ctx)];
+  const routes = [
+    ...assistantRoutes(ctx),
+    ...threadRoutes(ctx),
+    ...runRoutes(ctx),
+    ...storeRoutes(ctx, storeAccess(settings.storeNamespaces, ctx.auth)),
+  ];
 
-  return async (request: Request): Promise<Response> => {
+  const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
     const path = routedPath(url.pathname, ctx.prefix);
@@ -86,4 +104,5 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return unexpected(error);
     }
   };
+  return withCors(settings.cors, handler, ctx.report);
 }

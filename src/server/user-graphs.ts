@@ -23,6 +23,8 @@ export type AgentServerKeyRing = (userId: string) => KeyRingOptions | Promise<Ke
 export interface UserGraphs {
   graphs: ReadonlyMap<string, RunnableGraph>;
   checkpointer: BaseCheckpointSaver;
+  /** The store the user's graphs run over (the store routes read and write it), if any. */
+  store: BaseStore | undefined;
 }
 
 /** A saver or store that can give a view of itself through another serializer. */
@@ -60,7 +62,7 @@ export function userGraphs(parts: UserGraphsParts): {
     for (const [id, graph] of Object.entries(graphs)) {
       bound.set(id, bindGraph(graph, id, guarded, userStore));
     }
-    return { graphs: bound, checkpointer: guarded };
+    return { graphs: bound, checkpointer: guarded, store: userStore };
   };
   const shared = bindAll(checkpointer, store);
   if (keyRing === undefined) return { shared, forUser: async () => shared };

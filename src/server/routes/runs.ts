@@ -3,7 +3,7 @@
  * admission to its end is the run lifecycle's (`run-lifecycle.ts`); these routes only read
  * requests and answer.
  */
-import { ownThread, readBody, runEvents, type ServerContext } from "../context";
+import { ownThread, readBody, runEvents, runnableAssistant, type ServerContext } from "../context";
 import { HttpProblem, json, noContent, notFound } from "../http";
 import {
   CancelQuerySchema,
@@ -23,11 +23,11 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
       checkRunMetadata(body.metadata, body.assistant_id);
       checkInputSize(body, ctx.maxInputBytes);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      if (!ctx.graphs.has(body.assistant_id)) {
+      const mine = await runnableAssistant(ctx, owner, body.assistant_id);
+      if (!mine) {
         throw new HttpProblem(404, "Not Found", `Assistant ${body.assistant_id} not found`);
       }
-      const mine = await ctx.userGraphs(owner);
-      const graph = mine.graphs.get(body.assistant_id)!;
+      const { graph } = mine;
       const threadId = stored.view.thread_id;
       await requireStartCheckpoint(mine.checkpointer, threadId, body);
       const run = ctx.lifecycle.submit({

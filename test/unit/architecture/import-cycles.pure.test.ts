@@ -308,6 +308,8 @@ const ROOM_EDGES: Record<string, Record<string, string>> = {
     "zod-locale": "the parameter schemas are zod mini",
   },
   server: {
+    assistants: "a service assistant created through the API gets the assistants room's checks",
+    converters: "a service assistant's tools are named as the assistant-tool converter names them",
     validation: "fields are checked with the one field-check kit",
     "api-types": "the chat-UI handler reads service threads",
     client: "the handler is built over a client",

@@ -64,7 +64,8 @@ describe("createAgentServer options", () => {
     );
     expect(refusal({ ...base, zzz: 1 }).message).toBe(
       "Invalid zzz: is not a createAgentServer option (known: graphs, checkpointer, store, auth, " +
-        "basePath, onError, maxBodyBytes, maxJsonDepth, maxInputBytes, keyRing, tenant, client, and the client options)",
+        "basePath, onError, maxBodyBytes, maxJsonDepth, maxInputBytes, keyRing, tenant, cors, " +
+        "storeNamespaces, assistants, client, and the client options)",
     );
   });
 
