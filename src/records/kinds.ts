@@ -28,6 +28,8 @@ export const STORE_KIND = { name: "store-record", formats: [1] } as const;
 export const CHAT_THREAD_VIEW_KIND = { name: "chat-thread-view", formats: [1] } as const;
 /** The agent server: a chat thread itself (thread metadata `lc_kind`). */
 export const CHAT_THREAD_KIND = { name: "chat-thread", formats: [1] } as const;
+/** The agent server: a client-chosen id of a chat thread (thread metadata `lc_kind`). */
+export const CHAT_THREAD_ID_KIND = { name: "chat-thread-id", formats: [1] } as const;
 /** The account's record that sessions are filed by dataset (thread metadata `lc_kind`). */
 export const SESSION_LAYOUT_KIND = { name: "session-layout", formats: [1] } as const;
 /** A session's thread (history, checkpoint or store; thread metadata `lc_kind`, `lc_session`). */
@@ -42,6 +44,7 @@ export const RECORD_KINDS: readonly RecordKind[] = [
   STORE_KIND,
   CHAT_THREAD_VIEW_KIND,
   CHAT_THREAD_KIND,
+  CHAT_THREAD_ID_KIND,
   SESSION_LAYOUT_KIND,
   SESSION_THREAD_KIND,
   HISTORY_MESSAGE_KIND,

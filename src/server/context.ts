@@ -13,6 +13,8 @@ import type { ServiceAssistants } from "./service-assistants";
 import { runEventsResponse } from "./sse";
 import type { StoredThread, ThreadRecords } from "./thread-records";
 import type { ThreadView } from "./thread-view";
+import type { EventLogs } from "./v2/event-log";
+import type { ClientThreadIds } from "./v2/thread-ids";
 
 export interface ServerContext {
   records: ThreadRecords;
@@ -40,6 +42,10 @@ export interface ServerContext {
   maxInputBytes: number;
   /** Tells the operator of an error the caller does not see in full. */
   report(error: unknown, request: Request): void;
+  /** Client-chosen thread ids and the service threads they name (`v2/thread-ids.ts`). */
+  threadIds: ClientThreadIds;
+  /** Each thread's protocol v2 events in this process (`v2/event-log.ts`). */
+  events: EventLogs;
 }
 
 export function readBody(ctx: ServerContext, request: Request): Promise<Record<string, unknown>> {
@@ -62,14 +68,19 @@ export async function ownThread(
   threadId: string,
 ): Promise<StoredThread> {
   const id = threadIdOf(threadId);
-  const stored = await ctx.records.get(owner, id);
+  const stored = await ctx.threadIds.find(owner, id);
   if (!stored) throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
   return stored;
 }
 
-/** The thread as its owner sees it ("busy" while a run of this process is on it). */
+/**
+ * The thread as its owner sees it: under the id the client chose, if it chose one; "busy" while a
+ * run of this process is on it.
+ */
 export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
-  return ctx.lifecycle.isBusy(view.thread_id) ? { ...view, status: "busy" } : view;
+  const { client_thread_id, ...rest } = view;
+  const named = client_thread_id === undefined ? rest : { ...rest, thread_id: client_thread_id };
+  return ctx.lifecycle.isBusy(view.thread_id) ? { ...named, status: "busy" } : named;
 }
 
 /** The graph that last ran on the thread, as its owner runs it, if the server still has it. */

@@ -11,9 +11,9 @@ useEnglishMessages();
 const record = z.record(z.string(), z.unknown());
 
 export const ThreadCreateSchema = z.looseObject({
-  thread_id: z.nullish(z.string()),
+  thread_id: z.nullish(z.string().check(z.minLength(1), z.maxLength(256))),
   metadata: z.nullish(record),
-  if_exists: z.nullish(z.string()),
+  if_exists: z.nullish(z.enum(["raise", "do_nothing"])),
   graph_id: z.nullish(z.string()),
 });
 

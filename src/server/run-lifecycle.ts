@@ -71,6 +71,8 @@ export interface RunRequest {
   checkpointer?: BaseCheckpointSaver | undefined;
   /** Told of an error the caller cannot see (the final save failing). */
   report(error: unknown): void;
+  /** Streams the run in place of the v1 stream (protocol v2, `v2/run-stream.ts`). */
+  execute?: ((run: RunRecord) => Promise<RunStatus>) | undefined;
 }
 
 /** What a run names when its thread record could not be updated or its state read back. */
@@ -187,12 +189,9 @@ export class RunLifecycle {
         status = "error";
         return;
       }
-      status = await executeRun(
-        request.graph,
-        run,
-        request.body,
-        request.userId,
-        request.report,
+      status = await (
+        request.execute?.(run) ??
+        executeRun(request.graph, run, request.body, request.userId, request.report)
       ).catch((error: unknown) => {
         request.report(error);
         return "error" as const;

@@ -25,6 +25,9 @@ import { ServiceAssistants } from "./service-assistants";
 import { storeAccess } from "./store-access";
 import { ThreadRecords } from "./thread-records";
 import { userGraphs } from "./user-graphs";
+import { EventLogs } from "./v2/event-log";
+import { protocolRoutes } from "./v2/routes";
+import { ClientThreadIds } from "./v2/thread-ids";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
@@ -77,12 +80,15 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     maxJsonDepth: settings.maxJsonDepth,
     maxInputBytes: settings.maxInputBytes,
     report: (error, request) => report(onError, error, request),
+    threadIds: new ClientThreadIds(records),
+    events: new EventLogs(),
   };
   const routes = [
     ...assistantRoutes(ctx),
     ...threadRoutes(ctx),
     ...runRoutes(ctx),
     ...storeRoutes(ctx, storeAccess(settings.storeNamespaces, ctx.auth)),
+    ...protocolRoutes(ctx),
   ];
 
   const handler = async (request: Request): Promise<Response> => {

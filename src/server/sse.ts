@@ -12,8 +12,28 @@ export function runEventsResponse(
   lastEventId: string | undefined,
   onDisconnect?: () => void,
 ): Response {
+  return eventStreamResponse(run.follow(lastEventId), onDisconnect, {
+    "Content-Location": location,
+  });
+}
+
+/** One event of a stream: its name, its JSON text, its id. */
+export interface StreamEvent {
+  event: string;
+  data: string;
+  id?: string | undefined;
+}
+
+/**
+ * `events` as a server-sent-events response: one frame per event, read as the client reads (no
+ * buffering ahead of a slow reader); a reader that goes away calls `onDisconnect`.
+ */
+export function eventStreamResponse(
+  events: AsyncGenerator<StreamEvent>,
+  onDisconnect?: () => void,
+  headers: Record<string, string> = {},
+): Response {
   const encoder = new TextEncoder();
-  const events = run.follow(lastEventId);
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await events.next();
@@ -29,10 +49,6 @@ export function runEventsResponse(
     },
   });
   return new Response(body, {
-    headers: {
-      "Content-Type": "text/event-stream",
-      "Cache-Control": "no-cache",
-      "Content-Location": location,
-    },
+    headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", ...headers },
   });
 }

@@ -85,6 +85,16 @@ export class ThreadRecords {
     this.#tenant = tenant;
   }
 
+  /** The service client the records are kept with (for the client-chosen ids' threads). */
+  get client(): StudioClient {
+    return this.#client;
+  }
+
+  /** The hash the owner's threads are tagged and filed with. */
+  ownerHash(owner: string): Promise<string> {
+    return ownerHash(owner, this.#tenant);
+  }
+
   /** Creates the owner's thread with its first snapshot (one call). */
   async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
     const hash = await this.#ownerHash(owner);

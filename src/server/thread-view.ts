@@ -18,6 +18,11 @@ export interface ThreadView {
   interrupts: Record<string, unknown[]>;
   title: string | null;
   preview: string | null;
+  /**
+   * The id the client chose for the thread (`POST /threads` with `thread_id`, protocol v2): the
+   * API shows it as `thread_id`; `thread_id` here stays the service thread's id.
+   */
+  client_thread_id?: string | undefined;
 }
 
 export const PREVIEW_CHARS = 160;

@@ -18,18 +18,12 @@ import { checkThreadMetadata } from "../reserved-metadata";
 import { type RouteEntry, route } from "../router";
 import { emptyThreadState, toThreadState } from "../state";
 import { searchThreads, titleOf } from "../thread-view";
+import { createChosen } from "../v2/thread-create";
 
 export function threadRoutes(ctx: ServerContext): RouteEntry[] {
   return [
     route("POST", "/threads", async (request, owner) => {
       const body = parseBody(ThreadCreateSchema, await readBody(ctx, request));
-      if (body.thread_id) {
-        throw new HttpProblem(
-          422,
-          "Unprocessable Entity",
-          "thread_id: the server picks thread ids (the service's); leave it out",
-        );
-      }
       if (body.graph_id && !ctx.graphs.has(body.graph_id)) {
         throw new HttpProblem(
           422,
@@ -43,17 +37,26 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
       const metadata: Record<string, unknown> = { ...(body.metadata ?? {}) };
       if (ctx.auth) metadata.owner = owner;
       if (body.graph_id) metadata.graph_id = body.graph_id;
-      const created = await ctx.records.create(owner, {
+      const view = {
         created_at: now,
         updated_at: now,
         metadata,
-        status: "idle",
+        status: "idle" as const,
         values: {},
         interrupts: {},
         title: typeof metadata.title === "string" && metadata.title !== "" ? metadata.title : null,
         preview: null,
-      });
-      return json(created.view);
+      };
+      if (!body.thread_id) return json(shown(ctx, (await ctx.records.create(owner, view)).view));
+      const chosen = await createChosen(ctx, owner, body.thread_id, view);
+      if (chosen.created || body.if_exists === "do_nothing") {
+        return json(shown(ctx, chosen.stored.view));
+      }
+      throw new HttpProblem(
+        409,
+        "Conflict",
+        `Thread ${body.thread_id} already exists; send if_exists "do_nothing" to get it`,
+      );
     }),
     route("POST", "/threads/search", async (request, owner) => {
       const body = parseBody(ThreadSearchSchema, await readBody(ctx, request));
@@ -74,7 +77,8 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
       const body = parseBody(ThreadPatchSchema, await readBody(ctx, request));
       // The update's own read is the owner check: another user's thread is a 404 there too.
-      const saved = await ctx.lifecycle.update(owner, threadIdOf(p.thread_id ?? ""), (view) => {
+      const id = await ctx.threadIds.serviceIdOf(owner, threadIdOf(p.thread_id ?? ""));
+      const saved = await ctx.lifecycle.update(owner, id, (view) => {
         // Checked against the record read in turn: what the server holds now.
         checkThreadMetadata(body.metadata, view.metadata);
         const metadata = { ...view.metadata, ...(body.metadata ?? {}) };
@@ -88,6 +92,9 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
     route("DELETE", "/threads/:thread_id", async (_r, owner, p) => {
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
       await ctx.lifecycle.delete(stored.view.thread_id, owner);
+      ctx.events.drop(stored.view.thread_id);
+      const chosen = stored.view.client_thread_id;
+      if (chosen !== undefined) await ctx.threadIds.forget(owner, chosen);
       return noContent();
     }),
     route("GET", "/threads/:thread_id/state", async (_r, owner, p, url) => {

@@ -1,0 +1,156 @@
+/**
+ * A thread's protocol v2 events in this process: numbered (`seq`, continuing across the thread's
+ * runs), kept in a bounded buffer, and handed to every open stream whose filter matches. A stream
+ * opened later gets the buffered events its filter matches (after `since` when it gives one),
+ * then the live ones, in `seq` order with none twice.
+ *
+ * Bounds: a thread keeps its newest `MAX_EVENTS` events and at most `MAX_BYTES` of their JSON;
+ * older ones are dropped (a stream asking `since` an older `seq` gets what is left). The logs of
+ * at most `MAX_IDLE_THREADS` threads with no run and no open stream are kept, least recently
+ * used dropped first; a thread with a run or a stream is never dropped.
+ */
+import { type MatchableEvent, matchesSubscription } from "@langchain/langgraph/stream";
+import type { Channel, SubscribeParams } from "@langchain/protocol";
+import { wireJson } from "../wire";
+import { AgentTree } from "./agent-tree";
+import type { DraftEvent } from "./protocol-events";
+
+export const MAX_EVENTS = 10_000;
+export const MAX_BYTES = 16 * 1024 * 1024;
+export const MAX_IDLE_THREADS = 200;
+
+/** One event as the wire has it, and its JSON text. */
+export interface LoggedEvent extends MatchableEvent {
+  readonly seq: number;
+  readonly method: string;
+  readonly params: { namespace: string[]; data?: unknown };
+  /** The whole event as JSON (what a stream writes). */
+  readonly json: string;
+}
+
+/** A stream's filter, as `POST .../stream/events` sends it. */
+export interface EventFilter {
+  channels: string[];
+  namespaces?: string[][] | undefined;
+  depth?: number | undefined;
+  since?: number | undefined;
+}
+
+export function matches(event: LoggedEvent, filter: EventFilter): boolean {
+  const definition = { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
+  return matchesSubscription(event, definition);
+}
+
+type Listener = (event: LoggedEvent) => void;
+
+export class ThreadEventLog {
+  #seq = 0;
+  #events: LoggedEvent[] = [];
+  #bytes = 0;
+  readonly #listeners = new Set<Listener>();
+  /** Runs on the thread that have not ended (the log is then never dropped). */
+  live = 0;
+  /** The current run's agents (`agent.getTree`). */
+  readonly agents = new AgentTree();
+
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  get idle(): boolean {
+    return this.live === 0 && this.#listeners.size === 0;
+  }
+
+  append(draft: DraftEvent): LoggedEvent {
+    const seq = ++this.#seq;
+    const params = {
+      namespace: draft.namespace,
+      timestamp: Date.now(),
+      ...(draft.node !== undefined ? { node: draft.node } : {}),
+      data: draft.data,
+    };
+    const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
+    const json = wireJson(body);
+    const event: LoggedEvent = { seq, method: draft.method, params: JSON.parse(json).params, json };
+    this.agents.note(event.method, event.params.namespace, event.params.data);
+    this.#events.push(event);
+    this.#bytes += json.length;
+    while (this.#events.length > MAX_EVENTS || (this.#bytes > MAX_BYTES && this.#events.length)) {
+      this.#bytes -= this.#events.shift()?.json.length ?? 0;
+    }
+    for (const listener of this.#listeners) listener(event);
+    return event;
+  }
+
+  /**
+   * Drops the buffered events (kept numbering): a resumed run's stream must not replay the
+   * paused run's end (`lifecycle` "interrupted") to a stream opened after the resume.
+   */
+  clear(): void {
+    this.#events = [];
+    this.#bytes = 0;
+  }
+
+  /**
+   * The events `filter` matches: the buffered ones, then the live ones as they come, until
+   * `signal` aborts. Events are taken synchronously on subscription, so none falls between
+   * the replay and the live ones.
+   */
+  async *follow(filter: EventFilter, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
+    const queue: LoggedEvent[] = this.#events.filter((event) => matches(event, filter));
+    let wake: (() => void) | undefined;
+    const listener: Listener = (event) => {
+      if (!matches(event, filter)) return;
+      queue.push(event);
+      wake?.();
+    };
+    const stop = () => wake?.();
+    this.#listeners.add(listener);
+    signal.addEventListener("abort", stop);
+    try {
+      while (!signal.aborted) {
+        const next = queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    } finally {
+      this.#listeners.delete(listener);
+      signal.removeEventListener("abort", stop);
+    }
+  }
+}
+
+/** Every thread's log in this process, keyed by the service thread id. */
+export class EventLogs {
+  readonly #logs = new Map<string, ThreadEventLog>();
+
+  /** The thread's log, created on first use (and marked recently used). */
+  of(threadId: string): ThreadEventLog {
+    const log = this.#logs.get(threadId) ?? new ThreadEventLog();
+    this.#logs.delete(threadId);
+    this.#logs.set(threadId, log);
+    this.#trim();
+    return log;
+  }
+
+  drop(threadId: string): void {
+    this.#logs.delete(threadId);
+  }
+
+  #trim(): void {
+    let idle = 0;
+    for (const log of this.#logs.values()) if (log.idle) idle++;
+    for (const [id, log] of this.#logs) {
+      if (idle <= MAX_IDLE_THREADS) break;
+      if (!log.idle) continue;
+      this.#logs.delete(id);
+      idle--;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Protocol v2 routes, beside v1 on the same threads and runs: commands, and the thread's event
+ * stream over SSE (`POST`).
+ */
+import { ownThread, readBody, type ServerContext } from "../context";
+import { json } from "../http";
+import { type RouteEntry, route } from "../router";
+import { handleCommand, parseCommand } from "./commands";
+import { eventStream, parseEventFilter } from "./event-stream";
+import { failure } from "./responses";
+
+export function protocolRoutes(ctx: ServerContext): RouteEntry[] {
+  return [
+    route("POST", "/threads/:thread_id/commands", async (request, owner, p) => {
+      const command = parseCommand(await readBody(ctx, request));
+      if (!command) {
+        return json(
+          failure(
+            null,
+            "invalid_argument",
+            "a command needs an integer id, a string method and object params",
+          ),
+          400,
+        );
+      }
+      return json(await handleCommand(ctx, owner, p.thread_id ?? "", command, request));
+    }),
+    route("POST", "/threads/:thread_id/stream/events", async (request, owner, p) => {
+      const filter = parseEventFilter(await readBody(ctx, request));
+      const stored = await ownThread(ctx, owner, p.thread_id ?? "");
+      return eventStream(ctx.events.of(stored.view.thread_id), filter);
+    }),
+  ];
+}

@@ -1,0 +1,144 @@
+/**
+ * Client-chosen thread ids (`POST /threads` with `thread_id`, a v2 `run.start` on a new id),
+ * mapped to the service's chat threads the way the checkpointer maps LangGraph's `thread_id`:
+ * the id is kept on a thread of its own (`records/chat-thread-id.ts`) filed under a dataset
+ * named after the owner and the id, so one listing finds it in a fresh process.
+ *
+ * Per user: the dataset and the tags carry the owner's hash, so another user's id (or the same
+ * id chosen by another user) never names this user's thread. The graph's checkpoints are kept
+ * under the service thread's id, so two users choosing one id never share checkpoints either.
+ *
+ * Costs (service calls): a thread found through this process's cache, 2 (the record's get); a
+ * client id not cached, 4 (1 failed get as a service id when the id does not look like a UUID,
+ * the listing, the record's get): a UUID is looked up as a client id first, anything else as a
+ * service id first; creating one, 5 (the record's 2, the id thread, the listing that checks for
+ * a concurrent creation, and its loser's 2 deletes when it lost). The cache is a hint: a thread
+ * it names that is gone or no longer carries the id sends the look-up back to the service.
+ */
+import { chatThreadIdMetadata, chatThreadTarget } from "../../records/chat-thread-id";
+import { sha256Hex } from "../../threads/service-identity";
+import type { StoredThread, ThreadRecords } from "../thread-records";
+import type { ThreadView } from "../thread-view";
+
+/** Ids remembered per process (a hint: each is checked on use). */
+const CACHED_IDS = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function idDataset(ownerHash: string, clientId: string): Promise<string> {
+  const hash = await sha256Hex(`chat-id\u0000${ownerHash}\u0000${clientId}`);
+  return `lc-chatid-${hash.slice(0, 32)}`;
+}
+
+function createdOrder(a: { createdAt?: unknown; id: string }, b: typeof a): number {
+  const x = String(a.createdAt ?? "");
+  const y = String(b.createdAt ?? "");
+  if (x !== y) return x < y ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+export class ClientThreadIds {
+  readonly #records: ThreadRecords;
+  /** `<owner hash> NUL <id>` to the service thread id last found for it. */
+  readonly #cache = new Map<string, string>();
+
+  constructor(records: ThreadRecords) {
+    this.#records = records;
+  }
+
+  /** The owner's thread named `id` (a service id or a client id), or undefined. */
+  async find(owner: string, id: string): Promise<StoredThread | undefined> {
+    const hash = await this.#records.ownerHash(owner);
+    const key = `${hash}\u0000${id}`;
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      const stored = await this.#records.get(owner, cached);
+      if (stored && (cached === id || stored.view.client_thread_id === id)) return stored;
+      this.#cache.delete(key);
+    }
+    const asService = () => this.#records.get(owner, id);
+    const asClient = async () => {
+      const target = await this.#target(hash, id);
+      return target === undefined ? undefined : this.#records.get(owner, target);
+    };
+    const [first, second] = UUID.test(id) ? [asClient, asService] : [asService, asClient];
+    const stored = (await first()) ?? (await second());
+    if (stored) this.#remember(key, stored.view.thread_id);
+    return stored;
+  }
+
+  /**
+   * The service thread id `id` stands for, for a route whose own read checks the owner: a
+   * cached id at no cost; a UUID not cached is looked up (`find`); anything else is taken as
+   * the service's own id.
+   */
+  async serviceIdOf(owner: string, id: string): Promise<string> {
+    const hash = await this.#records.ownerHash(owner);
+    const cached = this.#cache.get(`${hash}\u0000${id}`);
+    if (cached !== undefined) return cached;
+    if (!UUID.test(id)) return id;
+    return (await this.find(owner, id))?.view.thread_id ?? id;
+  }
+
+  /**
+   * Creates the owner's thread under the client's `clientId`. When another creation of the
+   * same id won a race, this one's threads are deleted and the winner returned, `created: false`.
+   */
+  async create(
+    owner: string,
+    clientId: string,
+    view: Omit<ThreadView, "thread_id">,
+  ): Promise<{ stored: StoredThread; created: boolean }> {
+    const hash = await this.#records.ownerHash(owner);
+    const stored = await this.#records.create(owner, { ...view, client_thread_id: clientId });
+    const serviceId = stored.view.thread_id;
+    const client = this.#records.client;
+    const mine = await client.createThread({
+      datasetId: await idDataset(hash, clientId),
+      metadata: chatThreadIdMetadata(hash, serviceId),
+    });
+    const winner = await this.#target(hash, clientId);
+    const key = `${hash}\u0000${clientId}`;
+    if (winner === undefined || winner === serviceId) {
+      this.#remember(key, serviceId);
+      return { stored, created: true };
+    }
+    await this.#records.delete(serviceId);
+    await this.#records.delete(mine.id);
+    const found = await this.#records.get(owner, winner);
+    if (!found) return { stored, created: true };
+    this.#remember(key, winner);
+    return { stored: found, created: false };
+  }
+
+  /** Deletes the id threads of the owner's `clientId` (the chat thread is deleted). */
+  async forget(owner: string, clientId: string): Promise<void> {
+    const hash = await this.#records.ownerHash(owner);
+    this.#cache.delete(`${hash}\u0000${clientId}`);
+    const datasetId = await idDataset(hash, clientId);
+    for await (const thread of this.#records.client.iterateThreads({ datasetId })) {
+      if (chatThreadTarget(thread.metadata, hash) !== undefined) {
+        await this.#records.delete(thread.id);
+      }
+    }
+  }
+
+  /** The chat thread the earliest id thread of `clientId` names (one listing). */
+  async #target(hash: string, clientId: string): Promise<string | undefined> {
+    const datasetId = await idDataset(hash, clientId);
+    const page = await this.#records.client.listThreads({ datasetId, order: "asc", limit: 20 });
+    const found = page.data
+      .filter((thread) => chatThreadTarget(thread.metadata, hash) !== undefined)
+      .sort(createdOrder);
+    const first = found[0];
+    return first ? chatThreadTarget(first.metadata, hash) : undefined;
+  }
+
+  #remember(key: string, serviceId: string): void {
+    this.#cache.delete(key);
+    this.#cache.set(key, serviceId);
+    if (this.#cache.size > CACHED_IDS) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+  }
+}
