@@ -92,7 +92,7 @@ export class ThreadRecords {
 
   /** The hash the owner's threads are tagged and filed with. */
   ownerHash(owner: string): Promise<string> {
-    return ownerHash(owner, this.#tenant);
+    return this.#ownerHash(owner);
   }
 
   /** Creates the owner's thread with its first snapshot (one call). */
