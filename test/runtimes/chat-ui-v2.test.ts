@@ -6,6 +6,8 @@
  * approves an email at an interrupt, edits the first message into a fork, reloads while an answer
  * is on its way (the page resumes the event stream from the last `seq` it saw), and sends two
  * messages while an answer is on its way (they wait in the submission queue, then go in order).
+ * The same page served from another loopback origin reaches the server through its `cors` option
+ * (Chromium runs with the same-origin policy on: chromium.ts drops `--disable-web-security`).
  * Every wait is bounded.
  */
 import { createServer, type Server } from "node:http";
@@ -47,6 +49,8 @@ const otherServers: Server[] = [];
 let url = "";
 let browser: Browser | undefined;
 const seen: Seen[] = [];
+/** The `seq` of each event the server sent on a stream opened with `since`. */
+const resumedStreams: { since: number; seqs: number[] }[] = [];
 const output: string[] = [];
 
 async function texts(page: Page): Promise<string[]> {
@@ -55,22 +59,26 @@ async function texts(page: Page): Promise<string[]> {
 
 /** Waits until the page shows a message containing `text` and is not loading. */
 async function waitForMessage(page: Page, text: string): Promise<void> {
-  await page.waitForFunction(
-    (wanted) => {
-      const d = (globalThis as unknown as PageDom).document;
-      return (
-        d.querySelector("#status")?.textContent === "ready" &&
-        Array.from(d.querySelectorAll("#messages li .text")).some((n) =>
-          (n.textContent ?? "").includes(wanted),
-        )
+  await page
+    .waitForFunction(
+      (wanted) => {
+        const d = (globalThis as unknown as PageDom).document;
+        return (
+          d.querySelector("#status")?.textContent === "ready" &&
+          Array.from(d.querySelectorAll("#messages li .text")).some((n) =>
+            (n.textContent ?? "").includes(wanted),
+          )
+        );
+      },
+      { timeout: STEP_MS },
+      text,
+    )
+    .catch(async (error: unknown) => {
+      const shown = await texts(page).catch(() => []);
+      throw new Error(
+        `"${text}" not shown: ${String(error)}\nshown: ${JSON.stringify(shown)}\n${details()}`,
       );
-    },
-    { timeout: STEP_MS },
-    text,
-  ).catch(async (error: unknown) => {
-    const shown = await texts(page).catch(() => []);
-    throw new Error(`"${text}" not shown: ${String(error)}\nshown: ${JSON.stringify(shown)}\n${details()}`);
-  });
+    });
 }
 
 async function say(page: Page, text: string): Promise<void> {
@@ -101,36 +109,36 @@ async function record(request: Request): Promise<void> {
   seen.push({ method: request.method, path, body });
 }
 
-async function refHandler(client: StudioClient) {
-  const { MemorySaver } = await import("@langchain/langgraph");
-  const { createEmbedServer } = await import("@langchain/langgraph-api/experimental/embed");
-  const threads = new Map<string, { thread_id: string; metadata: Record<string, unknown> }>();
-  const app = createEmbedServer({
-    graph: { agent: chatAgent(client, "studio/echo-small").graph as never },
-    threads: {
-      async get(id: string) {
-        const t = threads.get(id);
-        if (!t) throw new Error("nf");
-        return t;
-      },
-      async set(id: string, { kind, metadata }: { kind: string; metadata?: Record<string, unknown> }) {
-        const old = threads.get(id);
-        const t = { thread_id: id, metadata: kind === "patch" ? { ...old?.metadata, ...metadata } : { ...metadata } };
-        threads.set(id, t);
-        return t;
-      },
-      async delete(id: string) {
-        threads.delete(id);
-      },
-    } as never,
-    checkpointer: new MemorySaver(),
-  });
-  return async (request: Request) => {
-    const u = new URL(request.url);
-    u.pathname = u.pathname.replace(/^\/api/, "");
-    const body = request.method === "GET" ? undefined : await request.arrayBuffer();
-    return app.fetch(new Request(u, { method: request.method, headers: request.headers, body, signal: request.signal }));
-  };
+/** Reads the `seq` of every event of an SSE body into `seqs` (until the stream ends). */
+async function readSeqs(body: ReadableStream<Uint8Array>, seqs: number[]): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    for await (const bytes of body) {
+      buffer += decoder.decode(bytes, { stream: true });
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) {
+        const seq = /^data: .*"seq":(\d+)/.exec(line)?.[1];
+        if (seq !== undefined) seqs.push(Number(seq));
+      }
+    }
+  } catch {
+    // The page went away: what was read is kept.
+  }
+}
+
+/** The handler's response, with the events of a stream opened with `since` read on the side. */
+function watchResumed(request: Seen, response: Response): Response {
+  const since = request.body?.since;
+  if (!request.path.endsWith("/stream/events") || typeof since !== "number" || !response.body) {
+    return response;
+  }
+  const [toPage, toTest] = response.body.tee();
+  const watched = { since, seqs: [] as number[] };
+  resumedStreams.push(watched);
+  void readSeqs(toTest, watched.seqs);
+  return new Response(toPage, response);
 }
 
 if (chromiumShipped()) {
@@ -142,7 +150,7 @@ if (chromiumShipped()) {
         proxyUrl: emulator.proxyUrl,
         apiKey: emulator.apiKey,
       });
-      const handler = process.env.V2_REF ? await refHandler(client) : createAgentServer({
+      const handler = createAgentServer({
         graphs: { agent: chatAgent(client, "studio/echo-small") },
         checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server-v2" }),
         client,
@@ -151,7 +159,8 @@ if (chromiumShipped()) {
       ({ url, server } = await serveChat(
         async (request) => {
           await record(request);
-          return handler(request);
+          const asked = seen.at(-1)!;
+          return watchResumed(asked, await handler(request));
         },
         0,
         PAGE,
@@ -183,8 +192,9 @@ if (chromiumShipped()) {
       const start = seen.find((s) => s.path === `/api/threads/${threadId}/commands`);
       expect(start?.body?.method, details()).toBe("run.start");
       expect(seen.filter((s) => s.method === "POST" && s.path === "/api/threads")).toEqual([]);
-      expect(await page.$$eval("#tools li", (n) => n.map((e) => e.getAttribute("data-name"))))
-        .toContain("get_weather");
+      expect(
+        await page.$$eval("#tools li", (n) => n.map((e) => e.getAttribute("data-name"))),
+      ).toContain("get_weather");
       // The answer came as token deltas ("Tool said: Oslo: sunny, 24°C" is several tokens).
       expect(Number(await page.$eval("#deltas", (n) => n.textContent)), details()).toBeGreaterThan(
         3,
@@ -246,6 +256,10 @@ if (chromiumShipped()) {
           expect(stream.body?.since, details()).toBeGreaterThanOrEqual(Number(kept));
         }
         expect((await texts(page)).filter((t) => t === "still there?")).toHaveLength(1);
+        // The server sent only events after `since`, and the run's later events did come.
+        const sent = resumedStreams.flatMap((s) => s.seqs.map((seq) => ({ seq, since: s.since })));
+        expect(sent.length, details()).toBeGreaterThan(0);
+        expect(sent.filter(({ seq, since }) => seq <= since)).toEqual([]);
 
         // Two messages sent during an answer wait in the queue, then go in order.
         await say(page, "first");
@@ -311,8 +325,14 @@ if (chromiumShipped()) {
       await say(tab, 'get_weather {"city": "Lima"}');
       await waitForMessage(tab, "Tool said: Lima: sunny");
       const crossOrigin = `\n${methods.join("\n")}`;
-      expect(methods.some((m) => m.startsWith("OPTIONS ")), crossOrigin).toBe(true);
-      expect(methods.every((m) => m.endsWith(`from ${pageOrigin}`)), crossOrigin).toBe(true);
+      expect(
+        methods.some((m) => m.startsWith("OPTIONS ")),
+        crossOrigin,
+      ).toBe(true);
+      expect(
+        methods.every((m) => m.endsWith(`from ${pageOrigin}`)),
+        crossOrigin,
+      ).toBe(true);
       await tab.close();
     }, 120_000);
   });
