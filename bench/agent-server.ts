@@ -10,7 +10,10 @@
  * - events per second: one run whose node writes EVENTS custom events, streamed in "custom" mode,
  *   `>= 1.0x` the reference's rate;
  * - heap per open stream: STREAMS runs held open at once (their node waits on a gate);
- * - service calls per message: what one more message on a thread costs the thread list.
+ * - service calls per message: what one more message on a thread costs the thread list;
+ * - protocol v2: a run as `@langchain/react`'s `useStream` starts one (a thread id minted by the
+ *   client, `run.start`, the thread's event stream until the run's output), and the service calls
+ *   of that first message and of a second one on the same thread.
  *
  *   node --expose-gc --import tsx bench/agent-server.ts
  */
@@ -73,6 +76,23 @@ function heldGraph(gate: { wait: () => Promise<void> }) {
     })
     .addEdge(START, "hold")
     .compile();
+}
+
+/** The SDK's v2 `ThreadStream` on a new client-minted thread: one run, read to its output. */
+async function runV2(client: Client, handler: Handler, threadId?: string): Promise<void> {
+  const fetch = ((input: string | URL | Request, init?: RequestInit) =>
+    handler(new Request(input, init))) as typeof globalThis.fetch;
+  const options = { assistantId: "echo", fetch };
+  const thread =
+    threadId === undefined
+      ? client.threads.stream(options)
+      : client.threads.stream(threadId, options);
+  try {
+    await thread.run.start({ input: INPUT });
+    await thread.output;
+  } finally {
+    await thread.close();
+  }
 }
 
 function sdk(handler: Handler): Client {
@@ -208,13 +228,12 @@ export const agentServerBench: BenchEntry = {
     } as ConstructorParameters<typeof StudioClient>[0]);
     const oursGate = gate();
     const refGate = gate();
-    const ours = sdk(
-      createAgentServer({
-        graphs: { echo: echoGraph(), events: eventsGraph(), held: heldGraph(oursGate) },
-        checkpointer: new MemorySaver(),
-        client: studio,
-      }),
-    );
+    const oursHandler = createAgentServer({
+      graphs: { echo: echoGraph(), events: eventsGraph(), held: heldGraph(oursGate) },
+      checkpointer: new MemorySaver(),
+      client: studio,
+    });
+    const ours = sdk(oursHandler);
     const app = createEmbedServer({
       graph: {
         echo: echoGraph() as never,
@@ -224,7 +243,8 @@ export const agentServerBench: BenchEntry = {
       threads: memoryThreads(),
       checkpointer: new MemorySaver(),
     });
-    const reference = sdk(async (request) => app.fetch(request));
+    const refHandler: Handler = async (request) => app.fetch(request);
+    const reference = sdk(refHandler);
     try {
       for (const [name, client] of [
         ["ours", ours],
@@ -283,6 +303,18 @@ export const agentServerBench: BenchEntry = {
       }
       const callsPerMessage = median(perMessage);
 
+      const perV2Run = await measureRounds(
+        { ours: () => runV2(ours, oursHandler), reference: () => runV2(reference, refHandler) },
+        { warmup: 10, rounds: 8, iterations: 10 },
+      );
+      const v2Thread = crypto.randomUUID();
+      let before = calls.count;
+      await runV2(ours, oursHandler, v2Thread);
+      const v2First = calls.count - before;
+      before = calls.count;
+      await runV2(ours, oursHandler, v2Thread);
+      const v2Second = calls.count - before;
+
       const ms = (us: number[]) => us.map((t) => t / 1000);
       return [
         {
@@ -330,6 +362,33 @@ export const agentServerBench: BenchEntry = {
           unit: "calls",
           target: `<= ${MAX_CALLS_PER_MESSAGE}`,
           pass: callsPerMessage <= MAX_CALLS_PER_MESSAGE,
+        },
+        {
+          what: "agent server (createEmbedServer): v2 run on a client-minted thread",
+          value: median(ms(perV2Run.reference)),
+          unit: "ms/run",
+        },
+        pairedRatioRow(
+          "agent server: v2 run on a client-minted thread",
+          ms(perV2Run.ours),
+          "ms/run",
+          "createEmbedServer",
+          ms(perV2Run.reference),
+          1.0,
+        ),
+        {
+          what: "agent server: service calls, first v2 message (client-minted thread)",
+          value: v2First,
+          unit: "calls",
+          target: `<= ${MAX_CALLS_PER_MESSAGE}`,
+          pass: v2First <= MAX_CALLS_PER_MESSAGE,
+        },
+        {
+          what: "agent server: service calls, next v2 message on that thread",
+          value: v2Second,
+          unit: "calls",
+          target: `<= ${MAX_CALLS_PER_MESSAGE}`,
+          pass: v2Second <= MAX_CALLS_PER_MESSAGE,
         },
       ];
     } finally {
