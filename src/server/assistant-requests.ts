@@ -24,28 +24,13 @@ const modelSettings = z.looseObject({
 const CONTEXT_KEYS = ["instructions", "modelName", "functionModel", "responseModel", "tools"];
 
 /** A service assistant's context: what configures it (see `serviceAssistantSchemas`). */
-const ContextSchema = z
-  .object({
-    instructions: z.nullish(z.string()),
-    modelName: z.nullish(z.string()),
-    functionModel: z.nullish(modelSettings),
-    responseModel: z.nullish(modelSettings),
-    tools: z.nullish(z.array(z.string())),
-  })
-  .check(
-    z.superRefine((_value, ctx) => {
-      const given = ctx.value as Record<string, unknown>;
-      for (const key of Object.keys(given)) {
-        if (CONTEXT_KEYS.includes(key)) continue;
-        ctx.issues.push({
-          code: "custom",
-          input: given[key],
-          path: [key],
-          message: `is not a field of a service assistant's context (${CONTEXT_KEYS.join(", ")})`,
-        });
-      }
-    }),
-  );
+const ContextSchema = z.object({
+  instructions: z.nullish(z.string()),
+  modelName: z.nullish(z.string()),
+  functionModel: z.nullish(modelSettings),
+  responseModel: z.nullish(modelSettings),
+  tools: z.nullish(z.array(z.string())),
+});
 type AssistantContext = z.infer<typeof ContextSchema>;
 
 export const AssistantCreateSchema = z.looseObject({
@@ -85,6 +70,14 @@ function unprocessable(message: string): HttpProblem {
 }
 
 function parseContext(context: Record<string, unknown> | null | undefined): AssistantContext {
+  // Checked on the body as sent: the schema would drop an unknown field silently.
+  const unknown = Object.keys(context ?? {}).find((key) => !CONTEXT_KEYS.includes(key));
+  if (unknown !== undefined) {
+    throw unprocessable(
+      `context.${unknown}: is not a field of a service assistant's context ` +
+        `(${CONTEXT_KEYS.join(", ")})`,
+    );
+  }
   const result = ContextSchema.safeParse(context ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];

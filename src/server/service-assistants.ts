@@ -146,7 +146,8 @@ export class ServiceAssistants {
     } catch (error) {
       if (!isMissing(error) && !(error instanceof StudioValidationError)) throw error;
     }
-    // Replaced by a patch: the newest record carrying the id.
+    // Replaced by a patch: the newest record carrying the id. (A first record left by a patch
+    // cut short is still read above: one call per read is worth that rare staleness.)
     return (await this.list(owner)).find((record) => stableIdOf(record) === id);
   }
 

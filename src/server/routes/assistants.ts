@@ -53,7 +53,9 @@ function noServiceAssistants(): HttpProblem {
   );
 }
 
-function matches(view: View, body: ReturnType<typeof AssistantSearchSchema.parse>): boolean {
+type SearchBody = ReturnType<typeof AssistantSearchSchema.parse>;
+
+function matches(view: View, body: SearchBody): boolean {
   if (body.graph_id && view.graph_id !== body.graph_id) return false;
   if (body.name && !String(view.name).toLowerCase().includes(body.name.toLowerCase())) {
     return false;
@@ -84,6 +86,17 @@ export function assistantRoutes(ctx: ServerContext): RouteEntry[] {
     return view(record);
   };
 
+  /** The code graphs and the user's service assistants a search body matches. */
+  const matching = async (owner: string, body: SearchBody): Promise<View[]> => {
+    const code = [...ctx.graphs.keys()].map((id) => codeGraphView(id, SERVER_STARTED));
+    // Only asked of the service when the search can match one of its assistants.
+    const wantsService =
+      ctx.assistants !== undefined && (!body.graph_id || body.graph_id === SERVICE_ASSISTANT_GRAPH);
+    const services = wantsService ? (await service().list(owner)).map(view) : [];
+    const shadowed = services.filter((v) => !ctx.graphs.has(String(v.assistant_id)));
+    return [...code, ...shadowed].filter((v) => matches(v, body));
+  };
+
   return [
     // Health and server probes need no user: a load balancer's check (`/ok`, as the Agent Server
     // names it) and agent-chat-ui's probe of the server (`/info`) carry no credentials.
@@ -96,22 +109,15 @@ export function assistantRoutes(ctx: ServerContext): RouteEntry[] {
     openRoute("GET", "/ok", async () => json({ ok: true })),
     route("POST", "/assistants/search", async (request, owner) => {
       const body = parseBody(AssistantSearchSchema, await readBody(ctx, request));
-      const code = [...ctx.graphs.keys()].map((id) => codeGraphView(id, SERVER_STARTED));
-      // Only asked of the service when the search can match one of its assistants.
-      const wantsService =
-        ctx.assistants !== undefined &&
-        (!body.graph_id || body.graph_id === SERVICE_ASSISTANT_GRAPH);
-      const services = wantsService ? (await service().list(owner)).map(view) : [];
-      const shadowed = services.filter((v) => !ctx.graphs.has(String(v.assistant_id)));
-      const all = sorted(
-        [...code, ...shadowed].filter((v) => matches(v, body)),
-        body.sort_by,
-        body.sort_order,
-      );
+      const all = sorted(await matching(owner, body), body.sort_by, body.sort_order);
       const offset = body.offset ?? 0;
       return json(all.slice(offset, offset + (body.limit ?? 10)), 200, {
         "X-Pagination-Total": String(all.length),
       });
+    }),
+    route("POST", "/assistants/count", async (request, owner) => {
+      const body = parseBody(AssistantSearchSchema, await readBody(ctx, request));
+      return json((await matching(owner, body)).length);
     }),
     route("POST", "/assistants", async (request, owner) => {
       const body = parseBody(AssistantCreateSchema, await readBody(ctx, request));

@@ -90,6 +90,8 @@ describe("/assistants on the service's assistants", () => {
     expect(listed.map((a) => a.assistant_id).sort()).toEqual(
       ["agent", "approval", "echo", "whoami", created.assistant_id].sort(),
     );
+    expect(await client.assistants.count()).toBe(5);
+    expect(await client.assistants.count({ metadata: { team: "ops" } })).toBe(1);
     const onlyService = await client.assistants.search({ graphId: "studio-assistant" });
     expect(onlyService.map((a) => a.assistant_id)).toEqual([created.assistant_id]);
     expect(await client.assistants.get(created.assistant_id)).toMatchObject({

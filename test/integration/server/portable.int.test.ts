@@ -38,7 +38,13 @@ describe("langchain-studio/server is portable", () => {
     ];
     const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
     expect(outside.filter((path) => builtins.has(path))).toEqual([]);
-    // The checkpoint package comes with the encrypting serializer (`keyRing`); both are peers.
-    expect(outside.sort()).toEqual(["@langchain/langgraph-checkpoint", "@langchain/langgraph/web"]);
+    // The checkpoint package comes with the encrypting serializer (`keyRing`), core's tool
+    // converter with the service's assistants (`assistants`: a tool's schema as the service
+    // stores it); all are peers (core is LangGraph's own peer, so always installed beside it).
+    expect(outside.sort()).toEqual([
+      "@langchain/core/utils/function_calling",
+      "@langchain/langgraph-checkpoint",
+      "@langchain/langgraph/web",
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import {
   StateGraph,
 } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
+import { toBase64 } from "../../../src/converters/base64";
 import { StudioStore } from "../../../src/langgraph";
 import type { AgentServerOptions } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
@@ -149,6 +150,35 @@ describe("the store routes with the SDK's client.store", () => {
       [["ada", "memories"], { text: "likes tea" }],
     ]);
     expect((await as("bob").store.searchItems([])).items).toEqual([]);
+  });
+
+  it("seals what a user puts with their keyRing keys: the service never holds the text", async () => {
+    const keys = { keys: { k1: toBase64(crypto.getRandomValues(new Uint8Array(32))) } };
+    const { as, client } = (() => {
+      const base = studioServer(emulator.handle);
+      const made = studioServer(emulator.handle, {
+        store: new StudioStore({ client: base.client }),
+        auth,
+        keyRing: () => keys,
+      });
+      return {
+        as: (user: string) => sdkClient(made.handler, { Authorization: `Bearer ${user}` }),
+        client: base.client,
+      };
+    })();
+    const ada = as("ada");
+    await ada.store.putItem(["ada", "vault"], "code", { text: "vault-code-0451-7789" });
+    expect(await ada.store.getItem(["ada", "vault"], "code")).toMatchObject({
+      value: { text: "vault-code-0451-7789" },
+    });
+    const raw: string[] = [];
+    for await (const thread of client.iterateThreads({ order: "asc" })) {
+      for await (const message of client.iterateMessages(thread.id, { order: "asc" })) {
+        raw.push(JSON.stringify(message));
+      }
+    }
+    expect(raw.length).toBeGreaterThan(0);
+    expect(raw.join("\n")).not.toContain("vault-code-0451-7789");
   });
 
   it('shares every namespace with storeNamespaces: "shared", or as a function allows', async () => {
