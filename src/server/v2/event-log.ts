@@ -129,6 +129,35 @@ export class ThreadEventLog {
 /** Every thread's log in this process, keyed by the service thread id. */
 export class EventLogs {
   readonly #logs = new Map<string, ThreadEventLog>();
+  /** Commands being handled, by owner and thread id as the client named it. */
+  readonly #commands = new Map<string, Set<Promise<void>>>();
+
+  /**
+   * Notes a command being handled until `done` is called. A stream opened meanwhile on the same
+   * thread waits for it (`settled`) before replaying: the SDK opens a stream for an
+   * `input.respond` without waiting for the command's answer, and the answer's run drops the
+   * paused run's events, which the stream must not replay.
+   */
+  begin(owner: string, threadId: string): () => void {
+    const key = `${owner}\u0000${threadId}`;
+    let finish!: () => void;
+    const pending = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const set = this.#commands.get(key) ?? new Set();
+    set.add(pending);
+    this.#commands.set(key, set);
+    return () => {
+      set.delete(pending);
+      if (set.size === 0) this.#commands.delete(key);
+      finish();
+    };
+  }
+
+  /** Resolves when the commands on the thread being handled now have been answered. */
+  async settled(owner: string, threadId: string): Promise<void> {
+    await Promise.all([...(this.#commands.get(`${owner}\u0000${threadId}`) ?? [])]);
+  }
 
   /** The thread's log, created on first use (and marked recently used). */
   of(threadId: string): ThreadEventLog {

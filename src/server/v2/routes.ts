@@ -12,23 +12,34 @@ import { failure } from "./responses";
 export function protocolRoutes(ctx: ServerContext): RouteEntry[] {
   return [
     route("POST", "/threads/:thread_id/commands", async (request, owner, p) => {
-      const command = parseCommand(await readBody(ctx, request));
-      if (!command) {
-        return json(
-          failure(
-            null,
-            "invalid_argument",
-            "a command needs an integer id, a string method and object params",
-          ),
-          400,
-        );
+      const done = ctx.events.begin(owner, p.thread_id ?? "");
+      try {
+        return await answer(request, owner, p.thread_id ?? "");
+      } finally {
+        done();
       }
-      return json(await handleCommand(ctx, owner, p.thread_id ?? "", command, request));
     }),
     route("POST", "/threads/:thread_id/stream/events", async (request, owner, p) => {
       const filter = parseEventFilter(await readBody(ctx, request));
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
+      // After the thread's look-up (service I/O), a command sent with this stream has arrived.
+      await ctx.events.settled(owner, p.thread_id ?? "");
       return eventStream(ctx.events.of(stored.view.thread_id), filter);
     }),
   ];
+
+  async function answer(request: Request, owner: string, threadId: string): Promise<Response> {
+    const command = parseCommand(await readBody(ctx, request));
+    if (!command) {
+      return json(
+        failure(
+          null,
+          "invalid_argument",
+          "a command needs an integer id, a string method and object params",
+        ),
+        400,
+      );
+    }
+    return json(await handleCommand(ctx, owner, threadId, command, request));
+  }
 }

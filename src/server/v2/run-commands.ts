@@ -12,7 +12,7 @@ import { checkRunMetadata } from "../reserved-metadata";
 import { checkInputSize, requireStartCheckpoint } from "../run-admission";
 import type { StoredThread } from "../thread-records";
 import { CommandError } from "./responses";
-import { hasPendingInterrupt, streamProtocolRun } from "./run-stream";
+import { endEvent, hasPendingInterrupt, type RunEnd, streamProtocolRun } from "./run-stream";
 
 type Json = Record<string, unknown>;
 
@@ -98,6 +98,7 @@ export async function startRun(
   // A resumed run's stream must not replay the paused run's end (as the reference server).
   if (options.resumes) log.clear();
   const userId = ctx.auth ? owner : undefined;
+  const end: RunEnd = {};
   const run = ctx.lifecycle.submit({
     owner,
     threadId,
@@ -107,11 +108,21 @@ export async function startRun(
     checkpointer: mine.checkpointer,
     report: (error) => ctx.report(error, request),
     execute: (run) =>
-      streamProtocolRun({ graph, run, body, userId, log, report: (e) => ctx.report(e, request) }),
+      streamProtocolRun({
+        graph,
+        run,
+        body,
+        userId,
+        log,
+        end,
+        report: (e) => ctx.report(e, request),
+      }),
   });
   log.live++;
   void run.done.then(() => {
     log.live--;
+    const data = endEvent(body.assistant_id, run.status, end);
+    if (data) log.append({ method: "lifecycle", namespace: [], data });
   });
   return run.run_id;
 }

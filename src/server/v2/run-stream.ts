@@ -69,6 +69,12 @@ export async function hasPendingInterrupt(graph: RunnableGraph, threadId: string
   return state.tasks.some((task) => (task.interrupts?.length ?? 0) > 0);
 }
 
+/** How the graph's stream ended, for the root's last `lifecycle` event. */
+export interface RunEnd {
+  event?: "completed" | "interrupted" | "failed";
+  error?: string;
+}
+
 export interface ProtocolRun {
   graph: RunnableGraph;
   run: RunRecord;
@@ -76,6 +82,32 @@ export interface ProtocolRun {
   userId: string | undefined;
   log: ThreadEventLog;
   report(error: unknown): void;
+  /** Filled in when the stream ends (`endEvent` sends it once the thread record is saved). */
+  end: RunEnd;
+}
+
+/**
+ * The root's last `lifecycle` data once the run has ended (its thread record saved, so a client
+ * that reloads the thread list on it sees the thread's new status): from how the stream ended,
+ * unless the save failed; undefined for a run cancelled before it started.
+ */
+export function endEvent(
+  graphName: string,
+  status: RunStatus,
+  end: RunEnd,
+): Record<string, unknown> | undefined {
+  const failed = (error: string) => ({ event: "failed", graph_name: graphName, error });
+  if (status === "error" && end.event !== "failed") {
+    return failed(
+      end.event === undefined
+        ? "The run could not start: the checkpoint it starts from is gone. Run from the " +
+            "thread's latest state."
+        : "The run ended but the thread was not saved. Try again; if it keeps failing, " +
+            "contact the site's owner.",
+    );
+  }
+  if (end.event === undefined) return undefined;
+  return { event: end.event, graph_name: graphName, ...(end.error ? { error: end.error } : {}) };
 }
 
 export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
@@ -83,13 +115,15 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
   const graphName = body.assistant_id;
   const signal = run.controller.signal;
   const announced = new Set<string>();
-  const root = (event: string, extra: Record<string, unknown> = {}) =>
-    log.append({
-      method: "lifecycle",
-      namespace: [],
-      data: { event, graph_name: graphName, ...extra },
-    });
-  root("running");
+  log.append({
+    method: "lifecycle",
+    namespace: [],
+    data: { event: "running", graph_name: graphName },
+  });
+  const root = (event: RunEnd["event"], error?: string) => {
+    spec.end.event = event;
+    if (error !== undefined) spec.end.error = error;
+  };
   try {
     const events = await protocolStream(graph, protocolInput(body), {
       ...runConfig(run.thread_id, run.run_id, body, spec.userId),
@@ -107,7 +141,7 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
     }
     if (!(error instanceof Error && error.name === "GraphInterrupt")) {
       spec.report(error);
-      root("failed", { error: runErrorEvent(error).message });
+      root("failed", runErrorEvent(error).message);
       return "error";
     }
   }

@@ -9,11 +9,11 @@
  * under the service thread's id, so two users choosing one id never share checkpoints either.
  *
  * Costs (service calls): a thread found through this process's cache, 2 (the record's get); a
- * client id not cached, 4 (1 failed get as a service id when the id does not look like a UUID,
- * the listing, the record's get): a UUID is looked up as a client id first, anything else as a
- * service id first; creating one, 5 (the record's 2, the id thread, the listing that checks for
- * a concurrent creation, and its loser's 2 deletes when it lost). The cache is a hint: a thread
- * it names that is gone or no longer carries the id sends the look-up back to the service.
+ * UUID not cached, 3 (the id's listing, the record's get); another id not cached, 4 (a failed
+ * get as a service id first); creating one, 6 (the look-up that finds none, the record's 2, the
+ * id thread, the listing that checks for a concurrent creation; a loser deletes its 2 threads).
+ * The cache is a hint: a thread it names that is gone or no longer carries the id sends the
+ * look-up back to the service.
  */
 import { chatThreadIdMetadata, chatThreadTarget } from "../../records/chat-thread-id";
 import { sha256Hex } from "../../threads/service-identity";
@@ -56,10 +56,7 @@ export class ClientThreadIds {
       this.#cache.delete(key);
     }
     const asService = () => this.#records.get(owner, id);
-    const asClient = async () => {
-      const target = await this.#target(hash, id);
-      return target === undefined ? undefined : this.#records.get(owner, target);
-    };
+    const asClient = () => this.#holder(owner, hash, id);
     const [first, second] = UUID.test(id) ? [asClient, asService] : [asService, asClient];
     const stored = (await first()) ?? (await second());
     if (stored) this.#remember(key, stored.view.thread_id);
@@ -96,18 +93,16 @@ export class ClientThreadIds {
       datasetId: await idDataset(hash, clientId),
       metadata: chatThreadIdMetadata(hash, serviceId),
     });
-    const winner = await this.#target(hash, clientId);
+    const winner = await this.#holder(owner, hash, clientId);
     const key = `${hash}\u0000${clientId}`;
-    if (winner === undefined || winner === serviceId) {
+    if (winner === undefined || winner.view.thread_id === serviceId) {
       this.#remember(key, serviceId);
       return { stored, created: true };
     }
     await this.#records.delete(serviceId);
     await this.#records.delete(mine.id);
-    const found = await this.#records.get(owner, winner);
-    if (!found) return { stored, created: true };
-    this.#remember(key, winner);
-    return { stored: found, created: false };
+    this.#remember(key, winner.view.thread_id);
+    return { stored: winner, created: false };
   }
 
   /** Deletes the id threads of the owner's `clientId` (the chat thread is deleted). */
@@ -122,15 +117,22 @@ export class ClientThreadIds {
     }
   }
 
-  /** The chat thread the earliest id thread of `clientId` names (one listing). */
-  async #target(hash: string, clientId: string): Promise<string | undefined> {
+  /**
+   * The chat thread the earliest id thread of `clientId` names (one listing, then its record);
+   * an id thread whose chat thread is gone (a delete cut short) is passed over.
+   */
+  async #holder(owner: string, hash: string, clientId: string) {
     const datasetId = await idDataset(hash, clientId);
     const page = await this.#records.client.listThreads({ datasetId, order: "asc", limit: 20 });
-    const found = page.data
+    const targets = page.data
       .filter((thread) => chatThreadTarget(thread.metadata, hash) !== undefined)
-      .sort(createdOrder);
-    const first = found[0];
-    return first ? chatThreadTarget(first.metadata, hash) : undefined;
+      .sort(createdOrder)
+      .map((thread) => chatThreadTarget(thread.metadata, hash)!);
+    for (const target of targets) {
+      const stored = await this.#records.get(owner, target);
+      if (stored) return stored;
+    }
+    return undefined;
   }
 
   #remember(key: string, serviceId: string): void {

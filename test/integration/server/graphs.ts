@@ -106,3 +106,11 @@ export function whoamiGraph() {
     .addEdge(START, "whoami")
     .compile();
 }
+
+/** A parent whose one node is a compiled subgraph (echo): events come from its namespace. */
+export function nestedGraph() {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("inner", echoGraph())
+    .addEdge(START, "inner")
+    .compile();
+}

@@ -10,7 +10,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
-import { agentGraph, approvalGraph, echoGraph, whoamiGraph } from "./graphs";
+import { agentGraph, approvalGraph, echoGraph, nestedGraph, whoamiGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -61,6 +61,7 @@ export function studioServer(
       agent: agentGraph(client),
       approval: approvalGraph(),
       echo: echoGraph(),
+      nested: nestedGraph(),
       whoami: whoamiGraph(),
     },
     checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
@@ -100,6 +101,7 @@ export function referenceServer(studio: StudioClient): Handler {
       agent: agentGraph(studio).graph as never,
       approval: approvalGraph() as never,
       echo: echoGraph() as never,
+      nested: nestedGraph() as never,
     },
     threads: memoryThreads(),
     checkpointer: new MemorySaver(),

@@ -59,7 +59,7 @@ export async function approvalResume(client: Client, threadId: string) {
 }
 
 /** Keys whose values differ from run to run (ids, times): compared by presence only. */
-const VARYING =
+export const VARYING =
   /(^id$|_id$|^ids$|^created_at$|^updated_at$|^checkpoint$|^parent_checkpoint$|^interrupt_id$|^created$|^timestamp$)/;
 /** Labels the reference (the dev server) puts in run metadata about itself. */
 const SERVER_LABELS = /^langgraph_(host|plan|version|api_url)$/;
