@@ -11,12 +11,7 @@
  * so only newer events come again.
  */
 import type { BaseMessage } from "@langchain/core/messages";
-import {
-  type AnyStream,
-  useChannelEffect,
-  useStream,
-  useSubmissionQueue,
-} from "@langchain/react";
+import { type AnyStream, useChannelEffect, useStream, useSubmissionQueue } from "@langchain/react";
 import { useState } from "react";
 import { createRoot } from "react-dom/client";
 
@@ -114,9 +109,7 @@ function Message(props: { stream: AnyStream; message: BaseMessage; onForked: () 
 }
 
 function App(props: { onForked: () => void }) {
-  const [threadId, setThreadId] = useState(() =>
-    new URL(location.href).searchParams.get("thread"),
-  );
+  const [threadId, setThreadId] = useState(() => new URL(location.href).searchParams.get("thread"));
   const [draft, setDraft] = useState("");
   const [deltas, setDeltas] = useState(0);
   const stream = useStream({
