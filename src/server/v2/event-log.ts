@@ -11,7 +11,7 @@
  */
 import { type MatchableEvent, matchesSubscription } from "@langchain/langgraph/stream";
 import type { Channel, SubscribeParams } from "@langchain/protocol";
-import { wireJson } from "../wire";
+import { toWire } from "../wire";
 import { AgentTree } from "./agent-tree";
 import type { DraftEvent } from "./protocol-events";
 
@@ -70,8 +70,10 @@ export class ThreadEventLog {
       data: draft.data,
     };
     const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
-    const json = wireJson(body);
-    const event: LoggedEvent = { seq, method: draft.method, params: JSON.parse(json).params, json };
+    // The wire form once: filters read its params, streams write its JSON.
+    const wire = toWire(body) as { params: LoggedEvent["params"] };
+    const json = JSON.stringify(wire);
+    const event: LoggedEvent = { seq, method: draft.method, params: wire.params, json };
     this.agents.note(event.method, event.params.namespace, event.params.data);
     this.#events.push(event);
     this.#bytes += json.length;
