@@ -22,18 +22,12 @@ import {
   readSnapshot,
   snapshotMessage,
 } from "../records/chat-thread";
-import { RecentKeys } from "../threads/in-flight";
 import { sha256Hex } from "../threads/service-identity";
 import type { ThreadView } from "./thread-view";
 
 const PAGE = 100;
 /** Snapshots read per get: one normally, a few after concurrent saves. */
 const SNAPSHOTS_READ = 5;
-/**
- * Owners whose hash is kept: Web Crypto's digest is an asynchronous job, and hashing the owner
- * again on every read was 6 % of a run's CPU (bench/agent-server.ts). The oldest goes first.
- */
-const OWNER_HASHES_KEPT = 10_000;
 
 export interface StoredThread {
   view: ThreadView;
@@ -77,7 +71,6 @@ function isMissing(error: unknown): boolean {
 export class ThreadRecords {
   readonly #client: StudioClient;
   readonly #tenant: string | undefined;
-  readonly #hashes = new RecentKeys<Promise<string>>(OWNER_HASHES_KEPT);
 
   /** `tenant` keeps these owners apart from the same ids of another tenant (or of none). */
   constructor(client: StudioClient, tenant?: string) {
@@ -92,12 +85,12 @@ export class ThreadRecords {
 
   /** The hash the owner's threads are tagged and filed with. */
   ownerHash(owner: string): Promise<string> {
-    return this.#ownerHash(owner);
+    return ownerHash(owner, this.#tenant);
   }
 
   /** Creates the owner's thread with its first snapshot (one call). */
   async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
-    const hash = await this.#ownerHash(owner);
+    const hash = await ownerHash(owner, this.#tenant);
     // The id is the service's: the first snapshot is written once the id is known.
     const thread = await this.#client.createThread({
       datasetId: `lc-chat-${hash}`,
@@ -117,7 +110,7 @@ export class ThreadRecords {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    if (!isChatThread(thread.metadata, await this.#ownerHash(owner))) return undefined;
+    if (!isChatThread(thread.metadata, await ownerHash(owner, this.#tenant))) return undefined;
     const page = await this.#client.listMessages(threadId, {
       order: "desc",
       limit: SNAPSHOTS_READ,
@@ -139,15 +132,6 @@ export class ThreadRecords {
     return { view, snapshotIds: [message.id] };
   }
 
-  #ownerHash(owner: string): Promise<string> {
-    let hash = this.#hashes.get(owner);
-    if (hash === undefined) {
-      hash = ownerHash(owner, this.#tenant);
-      this.#hashes.set(owner, hash);
-    }
-    return hash;
-  }
-
   async delete(threadId: string): Promise<void> {
     try {
       await this.#client.deleteThread(threadId);
@@ -158,7 +142,7 @@ export class ThreadRecords {
 
   /** Every thread of the owner, with its newest snapshot. */
   async list(owner: string): Promise<ThreadView[]> {
-    const datasetId = `lc-chat-${await this.#ownerHash(owner)}`;
+    const datasetId = `lc-chat-${await ownerHash(owner, this.#tenant)}`;
     const views: ThreadView[] = [];
     for await (const entry of this.#client.iterateDatasetThreadsMessages({
       datasetId,
