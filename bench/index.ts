@@ -20,6 +20,7 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./imports").then((m) => m.importsBench),
     import("./memory").then((m) => m.memoryBench),
     import("./store").then((m) => m.storeBench),
+    import("./agent-server").then((m) => m.agentServerBench),
   ]);
   return modules;
 }

@@ -16,10 +16,12 @@ const HTML = `<!doctype html><html><head><meta charset="utf-8"><title>langchain-
 <style>body{font:15px system-ui;max-width:42rem;margin:2rem auto}li{margin:.4rem 0}.human{font-weight:600}
 button{margin-left:.5rem}</style></head><body><div id="root"></div><script type="module" src="/page.js"></script></body></html>`;
 
-export async function bundlePage(): Promise<string> {
-  const here = dirname(fileURLToPath(import.meta.url));
+const DEFAULT_PAGE = join(dirname(fileURLToPath(import.meta.url)), "page.tsx");
+
+/** Bundles a page for the browser (default: this example's `useStream` page). */
+export async function bundlePage(entry = DEFAULT_PAGE): Promise<string> {
   const result = await build({
-    entryPoints: [join(here, "page.tsx")],
+    entryPoints: [entry],
     bundle: true,
     write: false,
     format: "esm",
@@ -32,12 +34,16 @@ export async function bundlePage(): Promise<string> {
   return result.outputFiles[0]?.text ?? "";
 }
 
-/** Serves the page and the handler on 127.0.0.1:`port` (0: any free port). */
+/**
+ * Serves the page and the handler on 127.0.0.1:`port` (0: any free port); `page` picks another
+ * page to bundle (the protocol v2 page in examples/chat-ui-v2).
+ */
 export async function serveChat(
   handler: Handler,
   port = 0,
+  page = DEFAULT_PAGE,
 ): Promise<{ url: string; server: Server }> {
-  const script = await bundlePage();
+  const script = await bundlePage(page);
   // The package's adapter: a request it cannot read is a 400, never a crash of the process.
   const api = toNodeListener(handler);
   const server = createServer((req, res) => {

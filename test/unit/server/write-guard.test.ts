@@ -63,4 +63,22 @@ describe("guardWrites", () => {
     const guard = guardWrites(new MemorySaver());
     expect(guard.saver).toBeInstanceOf(MemorySaver);
   });
+
+  it("hands out one stand-in per method, and a new one when the saver's method is replaced", async () => {
+    const saver = new MemorySaver();
+    const guard = guardWrites(saver);
+    expect(guard.saver.getTuple).toBe(guard.saver.getTuple);
+    expect(guard.saver.put).toBe(guard.saver.put);
+    const calls: string[] = [];
+    const original = saver.getTuple.bind(saver);
+    saver.getTuple = async (...args) => {
+      calls.push("replaced");
+      return original(...args);
+    };
+    await guard.saver.getTuple(config("t1"));
+    expect(calls).toEqual(["replaced"]);
+    guard.forbid("t1");
+    await guard.saver.put(config("t1"), emptyCheckpoint(), {} as never, {});
+    expect(await stored(saver, "t1")).toBe(0);
+  });
 });
