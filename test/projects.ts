@@ -6,7 +6,7 @@
  *
  * | name                   | project       | what the file may do                                  |
  * | ---------------------- | ------------- | ----------------------------------------------------- |
- * | `name.test.ts`         | `unit`        | anything in process: nock, vi.mock, spies, fake timers |
+ * | `name.test.ts`         | `unit`        | in process: nock, spies, fake timers; no vi.mock      |
  * | `name.pure.test.ts`    | `pure`        | pure functions over values; nothing kept per process  |
  * | `name.int.test.ts`     | `integration` | starts the emulator (loopback or in process)          |
  * | `name.process.test.ts` | `packaging`   | a child process, the compiler, or `dist/`             |
