@@ -37,15 +37,16 @@ if (withLowest && !existsSync(path.join(LOWEST_DIR, "node_modules"))) {
   );
 }
 
+/** Timeouts guard against a hang; a project that needs longer sets its own. */
+const DEFAULT_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 } as const;
+
 /**
  * Files that share a worker process: LangChain, LangGraph, zod and undici are loaded once per
  * worker instead of once per file (about 1 s of CPU each), while test/setup/fresh-modules.ts
  * evaluates the package's own modules again for every file and undoes what a file may leave
- * behind in the process (fake timers, nock), so no file sees another's state.
+ * behind in the process (fake timers, stubbed envs and globals, nock), so no file sees another's
+ * state. A `vi.mock` would outlive its file: test-projects.pure.test.ts refuses one here.
  */
-/** Timeouts guard against a hang; a project that needs longer sets its own. */
-const DEFAULT_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 } as const;
-
 const SHARED_PROCESS: { isolate: false; setupFiles: string[]; environment: "node" } = {
   isolate: false,
   setupFiles: ["test/setup/fresh-modules.ts"],

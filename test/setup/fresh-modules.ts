@@ -6,8 +6,8 @@
  * all its files: about a second of CPU saved per file. The package's own modules (src/) and the
  * test helpers are evaluated again for each file (`vi.resetModules()`), so every file starts from
  * a fresh copy of the package's per-process state: the store's stamp clock, the session caches
- * keyed by the service address, the warn-once flags. Sharing them was what made a store test read
- * another file's state under load.
+ * keyed by the service address, the warn-once flags. Sharing them let a store test read another
+ * file's state: the stamp clock an earlier file of the worker had moved to 2030 with fake time.
  *
  * What a file can leave in the process itself is undone after it: fake timers, stubbed variables
  * and globals, and nock (which patches `fetch` and `http` for the process once loaded: its
