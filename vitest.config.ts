@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vitest/config";
 import { MATRIX_PACKAGES } from "./test/matrix/packages";
 import { LOWEST_PROJECT_FILES, PROJECT_FILES } from "./test/projects";
+import { LongFirstSequencer } from "./test/setup/sequencer";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
@@ -36,22 +37,41 @@ if (withLowest && !existsSync(path.join(LOWEST_DIR, "node_modules"))) {
   );
 }
 
+/** Timeouts guard against a hang; a project that needs longer sets its own. */
+const DEFAULT_TIMEOUTS = { testTimeout: 30_000, hookTimeout: 60_000 } as const;
+
+/**
+ * Files that share a worker process: LangChain, LangGraph, zod and undici are loaded once per
+ * worker instead of once per file (about 1 s of CPU each), while test/setup/fresh-modules.ts
+ * evaluates the package's own modules again for every file and undoes what a file may leave
+ * behind in the process (fake timers, stubbed envs and globals, nock), so no file sees another's
+ * state. A `vi.mock` would outlive its file: test-projects.pure.test.ts refuses one here.
+ */
+const SHARED_PROCESS: { isolate: false; setupFiles: string[]; environment: "node" } = {
+  isolate: false,
+  setupFiles: ["test/setup/fresh-modules.ts"],
+  environment: "node",
+};
+
 export default defineConfig({
   test: {
     // vitest's default on 2 cores is one worker (cores - 1), which leaves a core idle whenever a
     // test waits on a child process, a socket or a timer. Two workers keep both busy.
     maxWorkers: 2,
     // A test's timeout guards against a hang; it is not a speed target. vitest's 5 s default
-    // failed CPU-bound property and 16 MiB stream tests at a load average of 16 (#36).
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // failed CPU-bound property and 16 MiB stream tests at a load average of 16 (#36). A project
+    // does not inherit these: each one sets its own (DEFAULT_TIMEOUTS or longer).
+    ...DEFAULT_TIMEOUTS,
+    // Child-process files and known long ones first, each project's files together (see there).
+    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
           // Projects are chosen by file name (test/projects.ts): name.test.ts, .pure, .int, .process.
           name: "unit",
           ...PROJECT_FILES.unit,
-          environment: "node",
+          ...SHARED_PROCESS,
+          ...DEFAULT_TIMEOUTS,
           globalSetup: ["test/matrix/print-versions.ts"],
         },
       },
@@ -65,18 +85,16 @@ export default defineConfig({
           ...PROJECT_FILES.pure,
           environment: "node",
           isolate: false,
+          ...DEFAULT_TIMEOUTS,
         },
       },
       {
         test: {
           name: "integration",
           ...PROJECT_FILES.integration,
-          // Isolated: a fresh module graph per file. Sharing one per worker halved the imports, but
-          // under load a store test then read another file's state (the package's per-process
-          // caches are keyed by the service address, and in-process emulators can share one).
+          ...SHARED_PROCESS,
           unstubEnvs: true,
           unstubGlobals: true,
-          environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -100,11 +118,25 @@ export default defineConfig({
               test: {
                 name: "lowest",
                 ...LOWEST_PROJECT_FILES.lowest,
-                environment: "node",
+                ...SHARED_PROCESS,
                 testTimeout: 60_000,
                 hookTimeout: 60_000,
                 env: { MATRIX_LEG: "lowest" },
                 globalSetup: ["test/matrix/print-versions.ts"],
+              },
+            },
+            {
+              plugins: [resolveMatrixPackagesFrom(LOWEST_DIR)],
+              test: {
+                // The lowest leg's .int files, sharing a worker process as `integration` does.
+                name: "lowest-int",
+                ...LOWEST_PROJECT_FILES["lowest-int"],
+                ...SHARED_PROCESS,
+                unstubEnvs: true,
+                unstubGlobals: true,
+                testTimeout: 60_000,
+                hookTimeout: 60_000,
+                env: { MATRIX_LEG: "lowest" },
               },
             },
             {
@@ -115,6 +147,7 @@ export default defineConfig({
                 ...LOWEST_PROJECT_FILES["lowest-pure"],
                 environment: "node",
                 isolate: false,
+                ...DEFAULT_TIMEOUTS,
                 env: { MATRIX_LEG: "lowest" },
               },
             },

@@ -6,7 +6,7 @@
  *
  * | name                   | project       | what the file may do                                  |
  * | ---------------------- | ------------- | ----------------------------------------------------- |
- * | `name.test.ts`         | `unit`        | anything in process: nock, vi.mock, spies, fake timers |
+ * | `name.test.ts`         | `unit`        | in process: nock, spies, fake timers; no vi.mock      |
  * | `name.pure.test.ts`    | `pure`        | pure functions over values; nothing kept per process  |
  * | `name.int.test.ts`     | `integration` | starts the emulator (loopback or in process)          |
  * | `name.process.test.ts` | `packaging`   | a child process, the compiler, or `dist/`             |
@@ -67,15 +67,28 @@ export const LOWEST_FILES: ProjectFiles = {
 };
 
 /**
- * The lowest leg runs as two projects, as the newest does: its `.pure` files share one module
- * graph per worker (LangChain loaded once, not once per file), the others are isolated.
+ * The lowest leg runs as three projects, as the newest does: its plain files as `unit` does
+ * (`lowest`), its `.int` files as `integration` does (`lowest-int`: a project's settings, such as
+ * unstubbing envs after each test, apply to all its files) and its `.pure` files as `pure` does.
  */
 export const LOWEST_PROJECT_FILES = {
-  lowest: { include: LOWEST_FILES.include, exclude: [...LOWEST_FILES.exclude, PURE] },
+  lowest: {
+    include: LOWEST_FILES.include,
+    exclude: [...LOWEST_FILES.exclude, PURE, INTEGRATION],
+  },
+  "lowest-int": {
+    include: suffixed(LOWEST_FILES.include, "int"),
+    exclude: LOWEST_FILES.exclude,
+  },
   "lowest-pure": {
-    include: LOWEST_FILES.include
-      .filter((glob) => glob.endsWith("/*.test.ts"))
-      .map((glob) => glob.replace(/\*\.test\.ts$/, "*.pure.test.ts")),
+    include: suffixed(LOWEST_FILES.include, "pure"),
     exclude: LOWEST_FILES.exclude,
   },
 } satisfies Record<string, ProjectFiles>;
+
+/** The globs of `globs` that take any test file, narrowed to `name.<suffix>.test.ts`. */
+function suffixed(globs: readonly string[], suffix: "int" | "pure"): string[] {
+  return globs
+    .filter((glob) => glob.endsWith("/*.test.ts"))
+    .map((glob) => glob.replace(/\*\.test\.ts$/, `*.${suffix}.test.ts`));
+}

@@ -4,6 +4,7 @@
  * pick up would run twice with different settings. The files are listed with tinyglobby, the
  * globber vitest itself uses for `include`/`exclude`, so this sees what vitest will run.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { globSync } from "tinyglobby";
 import { describe, expect, it } from "vitest";
@@ -75,6 +76,18 @@ describe("test projects by file name", () => {
     expect(unitThere).toEqual([]);
   });
 
+  it("mocks no module in a project whose files share a worker process", () => {
+    // vitest keeps a vi.mock registered for the rest of a shared worker (isolate: false): the
+    // next file would import the mock. Spy on the export instead, or pass the dependency in.
+    const mocking = [...projects]
+      .filter(([, names]) => names.some((name) => name !== "packaging" && name !== "runtimes"))
+      .map(([file]) => file)
+      .filter((file) =>
+        /\bvi\s*\.\s*(mock|doMock)\s*\(/.test(readFileSync(join(ROOT, file), "utf8")),
+      );
+    expect(mocking).toEqual([]);
+  });
+
   it("reports a file that no project or two projects pick up", () => {
     const sample = new Map([
       ["test/a.test.ts", ["unit"]],
@@ -96,7 +109,7 @@ describe("test projects by file name", () => {
     expect(lowest).toContain("test/matrix/versions.test.ts");
   });
 
-  it("the lowest leg's two projects split its files, each file in exactly one", () => {
+  it("the lowest leg's three projects split its files, each file in exactly one", () => {
     const split = membership(LOWEST_PROJECT_FILES);
     const lowest = filesOf(LOWEST_FILES);
     expect([...split].filter(([, names]) => names.length > 0).map(([file]) => file)).toEqual(
@@ -104,5 +117,10 @@ describe("test projects by file name", () => {
     );
     expect(misplaced(new Map([...split].filter(([file]) => lowest.has(file))))).toEqual([]);
     expect(split.get("test/unit/langgraph/plans.pure.test.ts")).toEqual(["lowest-pure"]);
+    expect(split.get("test/integration/langgraph/agent-memory.int.test.ts")).toEqual([
+      "lowest-int",
+    ]);
+    expect(split.get("test/unit/store/store.int.test.ts")).toEqual(["lowest-int"]);
+    expect(split.get("test/matrix/versions.test.ts")).toEqual(["lowest"]);
   });
 });
