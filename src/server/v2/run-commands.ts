@@ -95,8 +95,10 @@ export async function startRun(
     throw error;
   }
   const log = ctx.events.of(threadId);
-  // A resumed run's stream must not replay the paused run's end (as the reference server).
-  if (options.resumes) log.clear();
+  // A resumed run's stream must not replay the paused run's end (as the reference server), nor
+  // a new run's the previous run's: the SDK opens its stream after run.start's answer and takes
+  // the first values it gets as the run's. A run queued behind a live one keeps the live run's.
+  if (options.resumes || log.live === 0) log.clear();
   const userId = ctx.auth ? owner : undefined;
   const end: RunEnd = {};
   const run = ctx.lifecycle.submit({
