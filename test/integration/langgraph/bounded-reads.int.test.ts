@@ -162,7 +162,8 @@ function randomGraph(checkpointer: BaseCheckpointSaver, seed: number) {
 
 /** Runs one seed's operations; returns what every checkpoint shows, read by a new process. */
 async function randomRun(seed: number, makeSaver: () => BaseCheckpointSaver) {
-  const graph = randomGraph(makeSaver(), seed);
+  const saver = makeSaver();
+  const graph = randomGraph(saver, seed);
   const pick = random(seed + 1);
   const config = { configurable: { thread_id: `random-${seed}` } };
   const show = (state: { values: Record<string, unknown>; next: readonly string[] }) => ({
@@ -195,8 +196,9 @@ async function randomRun(seed: number, makeSaver: () => BaseCheckpointSaver) {
       if (victim?.id)
         await graph.updateState(config, { messages: [new RemoveMessage({ id: victim.id })] });
     } else {
-      // Back in time: continue from (replay) or edit (fork) a past checkpoint.
-      const states = await past(makeSaver());
+      // Back in time: continue from (replay) or edit (fork) a past checkpoint, chosen as the
+      // running process reads the history (a new process reads it all at the end).
+      const states = await past(saver);
       const chosen = states[Math.floor(pick() * states.length)]!;
       target =
         roll < 0.9
