@@ -144,7 +144,7 @@ describe("a thread deleted by another process", () => {
     // Another instance deletes it; this one still knows the thread's owner.
     await sdkClient(studioServer(emulator.handle).handler).threads.delete(thread.thread_id);
     const events = await agentTurn(client, thread.thread_id, "still there?", "echo");
-    expect(events.at(-1)?.event).toBe("error");
+    expect(events.at(-1)).toMatchObject({ event: "error", data: { code: "thread_deleted" } });
     const saver = new StudioCheckpointSaver({ client: here.client, datasetId: "chat-server" });
     expect(await saver.getTuple({ configurable: { thread_id: thread.thread_id } })).toBeUndefined();
     expect(await statusOf(client.threads.get(thread.thread_id))).toBe(404);
