@@ -79,6 +79,21 @@ const READERS: Record<
     const { threads } = fixture.expected as { threads: Record<string, unknown> };
     return readServerThreads(handler, Object.keys(threads));
   },
+  "chat-thread-id": (_name, fixture, client) => {
+    const studio = client();
+    const handler = createAgentServer({
+      graphs: {
+        echo: new StateGraph(MessagesAnnotation)
+          .addNode("reply", () => ({}))
+          .addEdge("__start__", "reply")
+          .compile(),
+      },
+      checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
+      client: studio,
+    });
+    const { threads } = fixture.expected as { threads: Record<string, unknown> };
+    return readServerThreads(handler, Object.keys(threads));
+  },
   "history-codec": (_name, _fixture, client) => readHistory(client(), "fixture-session"),
 };
 

@@ -15,6 +15,7 @@ import {
   recordMessages,
 } from "../../../src/langgraph/records";
 import { chatThreadMetadata, OWNER_KEY, snapshotMessage } from "../../../src/records/chat-thread";
+import { chatThreadIdMetadata } from "../../../src/records/chat-thread-id";
 import {
   checkpointRecord,
   type StoredRecord,
@@ -128,8 +129,20 @@ describe("records written again are byte-identical to the stored fixtures", () =
     }
   });
 
+  it("chat-thread-id: the id threads' tags", () => {
+    const { threads } = load("chat-thread-id");
+    const ids = threads.filter((t) => t.metadata?.[KIND_KEY] === "chat-thread-id");
+    expect(ids).toHaveLength(2);
+    for (const thread of ids) {
+      const { lc_owner: owner, lc_target: target } = thread.metadata!;
+      expect(chatThreadIdMetadata(owner!, target!)).toEqual(thread.metadata);
+      expect(threads.some((t) => t.id === target)).toBe(true);
+    }
+  });
+
   it("session-layout: the account's record", () => {
-    for (const name of names) {
+    // Written by sessions outside a dataset; the server's checkpointer has one (it must).
+    for (const name of names.filter((n) => n !== "chat-thread-id")) {
       const layout = load(name).threads.filter((t) => t.datasetId === LAYOUT_DATASET);
       expect(layout).toHaveLength(1);
       const { title, metadata, datasetId } = layout[0]!;
