@@ -82,6 +82,8 @@ export class ThreadRecords {
   readonly #tenant: string | undefined;
   /** Thread id to its owner's hash, for the threads this process has seen (`OWNERS_KEPT`). */
   readonly #owners = new RecentKeys<string>(OWNERS_KEPT);
+  /** Owner to their hash: a SHA-256 on every read was a twentieth of a run's CPU. */
+  readonly #hashes = new RecentKeys<Promise<string>>(OWNERS_KEPT);
 
   /** `tenant` keeps these owners apart from the same ids of another tenant (or of none). */
   constructor(client: StudioClient, tenant?: string) {
@@ -96,12 +98,17 @@ export class ThreadRecords {
 
   /** The hash the owner's threads are tagged and filed with. */
   ownerHash(owner: string): Promise<string> {
-    return ownerHash(owner, this.#tenant);
+    let hash = this.#hashes.get(owner);
+    if (hash === undefined) {
+      hash = ownerHash(owner, this.#tenant);
+      this.#hashes.set(owner, hash);
+    }
+    return hash;
   }
 
   /** Creates the owner's thread with its first snapshot (one call). */
   async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
-    const hash = await ownerHash(owner, this.#tenant);
+    const hash = await this.ownerHash(owner);
     // The id is the service's: the first snapshot is written once the id is known.
     const thread = await this.#client.createThread({
       datasetId: `lc-chat-${hash}`,
@@ -134,7 +141,7 @@ export class ThreadRecords {
    * since is still owned here; reading or saving its record then finds it gone.
    */
   async owns(owner: string, threadId: string): Promise<boolean> {
-    const hash = await ownerHash(owner, this.#tenant);
+    const hash = await this.ownerHash(owner);
     const known = this.#owners.get(threadId);
     if (known !== undefined) return known === hash;
     let thread: Awaited<ReturnType<StudioClient["getThread"]>>;
@@ -174,7 +181,7 @@ export class ThreadRecords {
 
   /** Every thread of the owner, with its newest snapshot. */
   async list(owner: string): Promise<ThreadView[]> {
-    const hash = await ownerHash(owner, this.#tenant);
+    const hash = await this.ownerHash(owner);
     const datasetId = `lc-chat-${hash}`;
     const views: ThreadView[] = [];
     for await (const entry of this.#client.iterateDatasetThreadsMessages({
