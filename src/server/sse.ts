@@ -104,9 +104,10 @@ export interface RunEventsOptions {
   timer?: HeartbeatTimer | undefined;
 }
 
-async function* runFrames(
-  events: AsyncGenerator<RunEvent>,
-  keep: RunEventsOptions["keep"],
+/** Each event as its SSE frame, but those `keep` refuses. */
+async function* eventFrames<E extends StreamEvent>(
+  events: AsyncGenerator<E>,
+  keep: ((event: E) => boolean) | undefined,
 ): AsyncGenerator<string> {
   try {
     for await (const event of events) {
@@ -123,7 +124,7 @@ export function runEventsResponse(
   location: string,
   options: RunEventsOptions,
 ): Response {
-  return sseResponse(runFrames(run.follow(options.lastEventId), options.keep), {
+  return sseResponse(eventFrames(run.follow(options.lastEventId), options.keep), {
     heartbeatMs: options.heartbeatMs,
     timer: options.timer,
     headers: { "Content-Location": location },
@@ -138,14 +139,10 @@ export interface StreamEvent {
   id?: string | undefined;
 }
 
-async function* streamFrames(events: AsyncGenerator<StreamEvent>): AsyncGenerator<string> {
-  for await (const event of events) yield sseFrame(event.event, event.data, event.id);
-}
-
 /** `events` (protocol v2's event streams) as a `text/event-stream` response, with heartbeats. */
 export function eventStreamResponse(
   events: AsyncGenerator<StreamEvent>,
   options: SseOptions,
 ): Response {
-  return sseResponse(streamFrames(events), options);
+  return sseResponse(eventFrames(events, undefined), options);
 }

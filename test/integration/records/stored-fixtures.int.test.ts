@@ -52,6 +52,23 @@ async function loaded(
 const serdeOf = (name: string) =>
   name.endsWith("-encrypted") ? { serde: createEncryptedSerde({ keys: FIXTURE_KEYS }) } : {};
 
+/** The agent server's threads of the fixture, as its thread routes answer them today. */
+function readServerFixture(fixture: Fixture, client: () => StudioClient) {
+  const studio = client();
+  const handler = createAgentServer({
+    graphs: {
+      echo: new StateGraph(MessagesAnnotation)
+        .addNode("reply", () => ({}))
+        .addEdge("__start__", "reply")
+        .compile(),
+    },
+    checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
+    client: studio,
+  });
+  const { threads } = fixture.expected as { threads: Record<string, unknown> };
+  return readServerThreads(handler, Object.keys(threads));
+}
+
 /** How each fixture is read, by the start of its name. */
 const READERS: Record<
   string,
@@ -64,36 +81,8 @@ const READERS: Record<
     ),
   "store-format-": (name, _fixture, client) =>
     readStore(new StudioStore({ client: client(), ...serdeOf(name) })),
-  "chat-thread-view": (_name, fixture, client) => {
-    const studio = client();
-    const handler = createAgentServer({
-      graphs: {
-        echo: new StateGraph(MessagesAnnotation)
-          .addNode("reply", () => ({}))
-          .addEdge("__start__", "reply")
-          .compile(),
-      },
-      checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
-      client: studio,
-    });
-    const { threads } = fixture.expected as { threads: Record<string, unknown> };
-    return readServerThreads(handler, Object.keys(threads));
-  },
-  "chat-thread-id": (_name, fixture, client) => {
-    const studio = client();
-    const handler = createAgentServer({
-      graphs: {
-        echo: new StateGraph(MessagesAnnotation)
-          .addNode("reply", () => ({}))
-          .addEdge("__start__", "reply")
-          .compile(),
-      },
-      checkpointer: new StudioCheckpointSaver({ client: studio, datasetId: "chat-server" }),
-      client: studio,
-    });
-    const { threads } = fixture.expected as { threads: Record<string, unknown> };
-    return readServerThreads(handler, Object.keys(threads));
-  },
+  "chat-thread-view": (_name, fixture, client) => readServerFixture(fixture, client),
+  "chat-thread-id": (_name, fixture, client) => readServerFixture(fixture, client),
   "history-codec": (_name, _fixture, client) => readHistory(client(), "fixture-session"),
 };
 

@@ -26,6 +26,24 @@ export function sdkClient(handler: Handler, headers?: Record<string, string>): C
   });
 }
 
+/** The HTTP status a call ended with: 200 when it succeeded, else its error's `status`. */
+export async function statusOf(call: Promise<unknown>): Promise<number> {
+  const error = (await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { status?: number } | undefined;
+  return error?.status ?? 200;
+}
+
+/** Two signed-in users (`x-user`) of one server over `emulator`. */
+export function twoUsers(emulator: EmulatorAddress) {
+  const { handler } = studioServer(emulator, { auth: (r) => r.headers.get("x-user") });
+  return {
+    ada: sdkClient(handler, { "x-user": "ada" }),
+    bob: sdkClient(handler, { "x-user": "bob" }),
+  };
+}
+
 /** A run's POST as the SDK sends it, for tests that read the response themselves. */
 export function postRun(threadId: string, body: Record<string, unknown>): Request {
   return new Request(`http://agent.test/threads/${threadId}/runs/stream`, {

@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
-import { sdkClient, studioServer } from "./harness";
+import { sdkClient, statusOf, studioServer, twoUsers } from "./harness";
 import { agentTurn, approvalResume, approvalUntilInterrupt, texts } from "./scripts";
 
 const emulator = useEmulator();
@@ -15,22 +15,6 @@ beforeEach(async () => {
 });
 
 type Messages = { messages: { content: unknown }[] };
-
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  const error = (await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status?: number } | undefined;
-  return error?.status ?? 200;
-}
-
-function twoUsers() {
-  const { handler } = studioServer(emulator.handle, { auth: (r) => r.headers.get("x-user") });
-  return {
-    ada: sdkClient(handler, { "x-user": "ada" }),
-    bob: sdkClient(handler, { "x-user": "bob" }),
-  };
-}
 
 describe("threads.copy", () => {
   it("a new thread with the same state, history and listing; the two then go apart", async () => {
@@ -75,7 +59,7 @@ describe("threads.copy", () => {
   });
 
   it("another user's thread is a 404, and nothing is copied", async () => {
-    const { ada, bob } = twoUsers();
+    const { ada, bob } = twoUsers(emulator.handle);
     const thread = await ada.threads.create();
     await agentTurn(ada, thread.thread_id, "mine", "echo");
     expect(await statusOf(bob.threads.copy(thread.thread_id))).toBe(404);
@@ -114,7 +98,7 @@ describe("threads.prune", () => {
   });
 
   it("another user's thread among the ids is a 404, and nothing is pruned", async () => {
-    const { ada, bob } = twoUsers();
+    const { ada, bob } = twoUsers(emulator.handle);
     const hers = await ada.threads.create();
     const his = await bob.threads.create();
     const call = bob.threads.prune([his.thread_id, hers.thread_id]);

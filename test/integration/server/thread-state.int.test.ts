@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
-import { sdkClient, studioServer } from "./harness";
+import { sdkClient, statusOf, studioServer, twoUsers } from "./harness";
 import { agentTurn, approvalUntilInterrupt, texts } from "./scripts";
 
 const emulator = useEmulator();
@@ -15,22 +15,6 @@ beforeEach(async () => {
 });
 
 type Messages = { messages: { type: string; content: unknown }[] };
-
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  const error = (await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status?: number } | undefined;
-  return error?.status ?? 200;
-}
-
-function twoUsers() {
-  const { handler } = studioServer(emulator.handle, { auth: (r) => r.headers.get("x-user") });
-  return {
-    ada: sdkClient(handler, { "x-user": "ada" }),
-    bob: sdkClient(handler, { "x-user": "bob" }),
-  };
-}
 
 describe("threads.updateState", () => {
   it("writes values as the node named, then the state and the list read them", async () => {
@@ -101,7 +85,7 @@ describe("threads.updateState", () => {
   });
 
   it("another user's thread is a 404, and its state is unchanged", async () => {
-    const { ada, bob } = twoUsers();
+    const { ada, bob } = twoUsers(emulator.handle);
     const thread = await ada.threads.create();
     await agentTurn(ada, thread.thread_id, "mine", "echo");
     const call = bob.threads.updateState(thread.thread_id, {
@@ -143,7 +127,7 @@ describe("threads.getState at a checkpoint", () => {
   });
 
   it("another user's thread is a 404, whatever the checkpoint", async () => {
-    const { ada, bob } = twoUsers();
+    const { ada, bob } = twoUsers(emulator.handle);
     const thread = await ada.threads.create();
     await agentTurn(ada, thread.thread_id, "mine", "echo");
     const id = (await ada.threads.getState(thread.thread_id)).checkpoint.checkpoint_id!;
