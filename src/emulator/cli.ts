@@ -71,6 +71,23 @@ async function main(): Promise<void> {
     fail((error as Error).message, 1);
   }
 
+  // Listened to before the banner: a signal sent on reading it would otherwise meet the default
+  // action, which ends the process without closing the emulator (its data file stays locked).
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    handle.close().then(
+      () => {
+        process.stdout.write(`Studio emulator stopped (${signal}).\n`);
+        process.exit(0);
+      },
+      (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`, 1),
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+
   process.stdout.write(
     [
       "Studio emulator " +
@@ -90,21 +107,6 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    handle.close().then(
-      () => {
-        process.stdout.write(`Studio emulator stopped (${signal}).\n`);
-        process.exit(0);
-      },
-      (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`, 1),
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
 function parse() {
