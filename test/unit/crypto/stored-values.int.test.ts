@@ -68,7 +68,7 @@ describe("nothing readable is stored", () => {
   it("in StudioStore values, which another store with the keys reads back", async () => {
     const serde = createEncryptedSerde({ keys });
     await store(serde).put(["users", "ada"], "vault", { text: SECRET });
-    expect(await stored()).not.toContain("0451");
+    expect(await stored()).not.toContain("0451-7789");
     expect(
       (await store(createEncryptedSerde({ keys })).get(["users", "ada"], "vault"))?.value,
     ).toEqual({
@@ -77,7 +77,7 @@ describe("nothing readable is stored", () => {
 
     // The scan finds the plaintext when encryption is off: the check above can fail.
     await store().put(["users", "bob"], "vault", { text: SECRET });
-    expect(await stored()).toContain("0451");
+    expect(await stored()).toContain("0451-7789");
   });
 
   it("in checkpoints of an agent's conversation", async () => {
@@ -93,11 +93,11 @@ describe("nothing readable is stored", () => {
       return result.messages.map((message) => message.text);
     };
     expect(await run(createEncryptedSerde({ keys }))).toEqual([SECRET, `You said: ${SECRET}`]);
-    expect(await stored()).not.toContain("0451");
+    expect(await stored()).not.toContain("0451-7789");
 
     await emulator.handle.reset();
     await run();
-    expect(await stored()).toContain("0451");
+    expect(await stored()).toContain("0451-7789");
   });
 });
 
