@@ -7,6 +7,11 @@
 export type { AgentServerCors } from "./cors";
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
+export {
+  type NodeSocketLike,
+  toNodeUpgradeListener,
+  type WebSocketHandler,
+} from "./node-upgrade";
 export { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
 export { AgentRunError, type RunErrorEvent } from "./run-errors";
 export {
@@ -23,3 +28,4 @@ export type {
 export type { AgentServerStoreNamespaces } from "./store-access";
 export type { ThreadStatus, ThreadView } from "./thread-view";
 export type { AgentServerKeyRing } from "./user-graphs";
+export { bunWebSocket } from "./v2/socket-upgrade";
