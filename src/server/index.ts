@@ -8,7 +8,9 @@ export type { AgentServerCors } from "./cors";
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
 export {
+  DEFAULT_PING_INTERVAL_MS,
   type NodeSocketLike,
+  type NodeUpgradeOptions,
   toNodeUpgradeListener,
   type WebSocketHandler,
 } from "./node-upgrade";

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket as WsClient } from "ws";
 import {
   type AgentServerOptions,
+  type NodeUpgradeOptions,
   toNodeListener,
   toNodeUpgradeListener,
 } from "../../../src/server";
@@ -42,14 +43,19 @@ afterEach(async () => {
 });
 
 /** The handler on a real Node server, WebSockets included; its base URL. */
-async function listen(extra: Partial<AgentServerOptions> = {}): Promise<string> {
+async function listen(
+  extra: Partial<AgentServerOptions> = {},
+  upgrade: NodeUpgradeOptions = {},
+): Promise<string> {
   const { handler } = studioServer(emulator.handle, extra);
   const server = createServer(toNodeListener(handler));
-  server.on("upgrade", toNodeUpgradeListener(handler));
+  server.on("upgrade", toNodeUpgradeListener(handler, upgrade));
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
+
+type StreamOptions = NonNullable<Parameters<Client["threads"]["stream"]>[1]>;
 
 /** The SDK's ThreadStream over the WebSocket transport (Node 20 has no global WebSocket). */
 function openStream(
@@ -57,13 +63,23 @@ function openStream(
   threadId: string,
   assistantId: string,
   headers?: Record<string, string>,
+  more: Partial<StreamOptions> = {},
 ) {
   return new Client({ apiUrl }).threads.stream(threadId, {
     assistantId,
     transport: "websocket",
     maxReconnectAttempts: 0,
     webSocketFactory: (url) => track(new WsClient(url, { headers })) as unknown as WebSocket,
+    ...more,
+  } as StreamOptions);
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
   });
+  return { promise, resolve };
 }
 
 type Message = Record<string, unknown> & { type?: string; id?: number | null };
@@ -285,6 +301,52 @@ describe("protocol v2 over a WebSocket (Node adapter)", () => {
     expect(said).toContain("bob here");
     expect(said).not.toContain("ada's secret");
     bob.close();
+  });
+
+  it("the SDK reconnects a dropped socket, subscribes again, and sees each event once", async () => {
+    const apiUrl = await listen();
+    const threadId = crypto.randomUUID();
+    const reconnected = deferred();
+    const thread = openStream(apiUrl, threadId, "echo", undefined, {
+      maxReconnectAttempts: 3,
+      reconnectDelayMs: () => 0,
+      onConnected: (event: { kind: string }) => {
+        if (event.kind === "reconnected") reconnected.resolve();
+      },
+    });
+    const ids: string[] = [];
+    const ends = [deferred(), deferred()];
+    let completed = 0;
+    thread.onEvent((event) => {
+      ids.push(String(event.event_id));
+      const data = event.params.data as { event?: string };
+      const root = event.method === "lifecycle" && event.params.namespace.length === 0;
+      if (root && data.event === "completed") ends[completed++]?.resolve();
+    });
+    await thread.run.start({ input: say("first") });
+    await ends[0]!.promise;
+    // The connection drops (a proxy, a network change): the SDK opens a new socket.
+    sockets.at(-1)!.terminate();
+    await reconnected.promise;
+    await thread.run.start({ input: say("second") });
+    await ends[1]!.promise;
+    expect(ids).toEqual([...new Set(ids)]);
+    await thread.close();
+    const state = await new Client({ apiUrl }).threads.getState(threadId);
+    expect(texts(state.values)).toEqual(["first", "You said: first", "second", "You said: second"]);
+  });
+
+  it("pings each socket, and ends one whose client stopped answering", async () => {
+    const apiUrl = await listen({}, { pingIntervalMs: 20 });
+    const url = `${apiUrl.replace("http", "ws")}/threads/${crypto.randomUUID()}/stream/events`;
+    const answering = track(new WsClient(url));
+    const pinged = deferred();
+    answering.once("ping", () => pinged.resolve());
+    await pinged.promise;
+    const silent = track(new WsClient(url, { autoPong: false }));
+    const code = await new Promise<number>((resolve) => silent.once("close", resolve));
+    expect(code).toBe(1006);
+    expect(answering.readyState).toBe(WsClient.OPEN);
   });
 
   it("a browser page's origin must be the server's own or one `cors` allows", async () => {
