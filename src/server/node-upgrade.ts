@@ -40,6 +40,7 @@ export const DEFAULT_PING_INTERVAL_MS = 30_000;
 
 /** What the listener uses of `ws`. */
 interface WsSocket {
+  readonly bufferedAmount: number;
   send(text: string): void;
   close(code?: number, reason?: string): void;
   ping(): void;
@@ -207,6 +208,7 @@ export function toNodeUpgradeListener(
       const listener = session.open({
         send: (text) => client.send(text),
         close: (code, reason) => client.close(code, reason),
+        buffered: () => client.bufferedAmount,
       });
       const stopPings = keepAlive(client, pingMs);
       let ended = false;

@@ -54,6 +54,7 @@ function attach(socket: WebSocket, open: OpenSocket, openNow: boolean): void {
     listener = open({
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
+      buffered: () => socket.bufferedAmount ?? 0,
     });
   };
   const end = () => {
@@ -109,6 +110,7 @@ export interface BunSocketLike {
   data: UpgradeData;
   send(text: string): unknown;
   close(code?: number, reason?: string): unknown;
+  getBufferedAmount?(): number;
 }
 
 /**
@@ -120,6 +122,7 @@ export const bunWebSocket = {
     ws.data.listener = ws.data.open({
       send: (text) => ws.send(text),
       close: (code, reason) => ws.close(code, reason),
+      buffered: () => ws.getBufferedAmount?.() ?? 0,
     });
   },
   message(ws: BunSocketLike, message: string | Uint8Array): void {

@@ -25,7 +25,16 @@ export interface ProtocolSocket {
   send(text: string): void;
   /** `code` 1000 or 4000 plus an HTTP status (what the SDK reads); `reason` under 123 bytes. */
   close(code: number, reason: string): void;
+  /** Bytes sent but not yet written out, where the runtime tells. */
+  buffered?(): number;
 }
+
+/**
+ * The most a socket may hold unsent (the event log's own bound): past it the client has fallen
+ * behind, and the socket is closed with 1013 ("try again later"), which the SDK answers by
+ * reconnecting and subscribing again (the buffer replays, and it drops what it has seen).
+ */
+export const MAX_SOCKET_BUFFER = 16 * 1024 * 1024;
 
 /** What a runtime's socket tells the session. */
 export interface SocketListener {
@@ -175,6 +184,10 @@ export class ProtocolSocketSession implements SocketListener {
     if (this.#closed) return;
     try {
       this.#socket.send(text);
+      if ((this.#socket.buffered?.() ?? 0) > MAX_SOCKET_BUFFER) {
+        this.#socket.close(1013, "the client fell behind the events; reconnect");
+        this.closed();
+      }
     } catch {
       // A socket closing under the answer: its close ends the session.
     }
