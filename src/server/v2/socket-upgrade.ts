@@ -1,10 +1,11 @@
 /**
  * Turning an upgrade request into a socket, as the runtime offers it, from a web-standard handler:
- * Deno's `Deno.upgradeWebSocket(request)` and workerd's `WebSocketPair` work from the request
- * alone; Bun's `server.upgrade(request, { data })` needs the server, which Bun passes to `fetch`
- * as its second argument (its events then go to `bunWebSocket`, given to `Bun.serve`); the Node
- * adapter (`toNodeUpgradeListener`) passes an object of the same shape. Checked in that order:
- * workerd passes its `env` second, which is not a server.
+ * Bun's `server.upgrade(request, { data })` needs the server, which Bun passes to `fetch` as its
+ * second argument (its events then go to `bunWebSocket`, given to `Bun.serve`), and the Node
+ * adapter (`toNodeUpgradeListener`) passes an object of the same shape; Deno's
+ * `Deno.upgradeWebSocket(request)` and workerd's `WebSocketPair` work from the request alone.
+ * Checked in that order: a server passed in is the one serving the request (Node's `http` run
+ * by Deno, say), and workerd's second argument, its `env`, holds no `upgrade` function.
  */
 import type { ProtocolSocket, SocketListener } from "./websocket";
 
@@ -69,6 +70,13 @@ function attach(socket: WebSocket, open: OpenSocket, openNow: boolean): void {
   else socket.addEventListener("open", start, { once: true });
 }
 
+function notHandshake(): Response {
+  return new Response(
+    JSON.stringify({ error: "Bad Request", message: "not a WebSocket handshake" }),
+    { status: 400, headers: { "Content-Type": "application/json" } },
+  );
+}
+
 /**
  * The response that upgrades `request` to a socket whose session `open` starts, or undefined
  * when the runtime offers no upgrade to the handler.
@@ -78,11 +86,22 @@ export function acceptSocket(
   runtime: unknown,
   open: OpenSocket,
 ): Response | undefined {
+  if (isUpgradingServer(runtime)) {
+    // The server answers the handshake itself and ignores this response.
+    if (runtime.upgrade(request, { data: { open } })) return new Response(null, { status: 200 });
+    return notHandshake();
+  }
   const deno = (globalThis as { Deno?: Partial<DenoLike> }).Deno;
   if (typeof deno?.upgradeWebSocket === "function") {
-    const { socket, response } = deno.upgradeWebSocket(request);
-    attach(socket, open, false);
-    return response;
+    let upgraded: ReturnType<DenoLike["upgradeWebSocket"]>;
+    try {
+      upgraded = deno.upgradeWebSocket(request);
+    } catch {
+      // Deno throws on a request that is no valid handshake (a missing key or version).
+      return notHandshake();
+    }
+    attach(upgraded.socket, open, false);
+    return upgraded.response;
   }
   const Pair = (globalThis as { WebSocketPair?: WebSocketPairLike }).WebSocketPair;
   if (typeof Pair === "function") {
@@ -91,16 +110,6 @@ export function acceptSocket(
     server.accept();
     attach(server, open, true);
     return new Response(null, { status: 101, webSocket: pair[0] } as ResponseInit);
-  }
-  if (isUpgradingServer(runtime)) {
-    if (runtime.upgrade(request, { data: { open } })) {
-      // The server answers the handshake itself and ignores this response.
-      return new Response(null, { status: 200 });
-    }
-    return new Response(
-      JSON.stringify({ error: "Bad Request", message: "not a WebSocket handshake" }),
-      { status: 400, headers: { "Content-Type": "application/json" } },
-    );
   }
   return undefined;
 }
