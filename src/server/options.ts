@@ -113,7 +113,11 @@ export interface AgentServerOptions extends StudioClientOptions {
   heartbeatIntervalMs?: number | undefined;
 }
 
-export type AgentServerHandler = (request: Request) => Promise<Response>;
+/**
+ * The handler. `runtime` is what a runtime passes second (Bun's server, the Node upgrade
+ * adapter's): a WebSocket upgrade needs it there; everything else ignores it.
+ */
+export type AgentServerHandler = (request: Request, runtime?: unknown) => Promise<Response>;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

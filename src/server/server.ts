@@ -33,6 +33,7 @@ import { userGraphs } from "./user-graphs";
 import { EventLogs } from "./v2/event-log";
 import { protocolRoutes } from "./v2/routes";
 import { ClientThreadIds } from "./v2/thread-ids";
+import { withWebSockets } from "./v2/websocket-route";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
@@ -121,5 +122,10 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return unexpected(error);
     }
   };
-  return withCors(settings.cors, handler, ctx.report);
+  // The WebSocket upgrade first: its response must reach the runtime as made (not re-wrapped).
+  return withWebSockets(
+    ctx,
+    { auth, cors: settings.cors },
+    withCors(settings.cors, handler, ctx.report),
+  );
 }
