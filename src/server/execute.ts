@@ -154,8 +154,9 @@ export async function executeRun(
   const subgraphs = body.stream_subgraphs === true;
   const signal = run.controller.signal;
   const durability = durabilityOf(body);
-  // A resumable run learns its checkpoints' ids, so a join can start after one (`checkpoint_id`).
-  const marks = run.resumable && !modes.includes("checkpoints");
+  // A resumable run learns its checkpoints' ids, so a join can start after one (`checkpoint_id`);
+  // so does a run shared with other instances (one taken over resumes past its checkpoints).
+  const marks = (run.resumable || run.onCheckpoint !== undefined) && !modes.includes("checkpoints");
   run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
   // A drain stops the graph at its next superstep boundary, its checkpoint saved, to go on in
   // another instance (`RunControl`, LangGraph's cooperative drain).

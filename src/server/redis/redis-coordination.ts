@@ -34,7 +34,7 @@ export interface RedisCoordinationSettings {
 /** Runs kept in a thread's run list (the oldest go first). */
 const RUNS_KEPT = 100;
 /** How long an admission may wait for Redis before it is a 503. */
-const ADMIT_TIMEOUT_MS = 5_000;
+const ADMIT_TIMEOUT_MS = 3_000;
 /** The largest entry id a run's events have: reading after it waits for the end marker only. */
 const AFTER_ALL_EVENTS = "0-18446744073709551615";
 

@@ -11,29 +11,33 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
+import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { AgentServerHandler } from "../../../src/server";
-import { redisCoordination } from "../../../src/server/redis";
-import { useEmulator } from "../../helpers/emulator";
-import { type Gate, gate } from "../../helpers/gate";
-import { type RedisServer, startRedis } from "../../setup/redis-server";
-import { gatedGraph } from "./gated-graph";
-import { postRun, sdkClient, studioServer } from "./harness";
-import { say } from "./scripts";
+import type { AgentServerHandler } from "../../src/server";
+import { redisCoordination } from "../../src/server/redis";
+import { useEmulator } from "../helpers/emulator";
+import { type Gate, gate } from "../helpers/gate";
+import { gatedGraph } from "../integration/server/gated-graph";
+import { postRun, sdkClient, studioServer } from "../integration/server/harness";
+import { say } from "../integration/server/scripts";
+import { type RedisServer, startRedisServer } from "../setup/redis-server";
 
 const emulator = useEmulator();
 let redis: RedisServer;
 const open: AgentServerHandler[] = [];
 
 beforeAll(async () => {
-  redis = await startRedis();
+  redis = await startRedisServer();
 }, 30_000);
 afterAll(async () => {
-  await redis?.stop();
+  await redis?.close();
 });
 beforeEach(async () => {
   await emulator.handle.reset();
-  await redis.flush();
+  const admin = createClient({ url: redis.url });
+  await admin.connect();
+  await admin.flushAll();
+  await admin.close();
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((handler) => handler.close()));
