@@ -5,6 +5,7 @@
  */
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../../errors";
+import { describeFields } from "../../field-docs";
 import { integerAtLeast, knownKeysOnly, parseFields } from "../../validation";
 import type { RunCoordination } from "../coordination";
 import { clientFor, type RedisClientLike } from "./connection";
@@ -37,6 +38,15 @@ export interface RedisCoordinationOptions {
   maxEventsPerRun?: number | undefined;
 }
 
+const DEFAULTS = {
+  keyPrefix: "lcs:",
+  leaseMs: 10_000,
+  maxBackgroundRuns: 8,
+  eventTtlSeconds: 3600,
+  recordTtlSeconds: 86_400,
+  maxEventsPerRun: 10_000,
+} as const;
+
 const shape = z.object({
   url: z.optional(
     z.string().check(z.regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
@@ -67,21 +77,21 @@ const optionsSchema = knownKeysOnly(shape, {
  * the server starts using it; a bad option is a `StudioValidationError` naming it, here.
  */
 export function redisCoordination(options: RedisCoordinationOptions): RunCoordination {
-  const fields = parseFields(optionsSchema, options, "options");
+  const fields: z.output<typeof shape> = parseFields(optionsSchema, options, "options");
   if ((fields.url === undefined) === (fields.client === undefined)) {
     throw new StudioValidationError("url", "give either url or client (exactly one of them)");
   }
   const { client, url } = fields;
   return new RedisCoordination({
+    ...DEFAULTS,
+    ...withoutUndefined(fields),
     base: client ? async () => client : () => clientFor(url ?? ""),
-    keyPrefix: fields.keyPrefix ?? "lcs:",
     instanceId: fields.instanceId ?? crypto.randomUUID(),
-    leaseMs: fields.leaseMs ?? 10_000,
-    maxBackgroundRuns: fields.maxBackgroundRuns ?? 8,
-    eventTtlSeconds: fields.eventTtlSeconds ?? 3600,
-    recordTtlSeconds: fields.recordTtlSeconds ?? 86_400,
-    maxEventsPerRun: fields.maxEventsPerRun ?? 10_000,
   });
+}
+
+function withoutUndefined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 }
 
 function isClientLike(value: unknown): value is RedisClientLike {
