@@ -56,15 +56,29 @@ const shape = z.object({
       error: "must be a node-redis client (createClient from the `redis` package)",
     }),
   ),
-  keyPrefix: z.optional(z.string()),
+  keyPrefix: z._default(z.string(), DEFAULTS.keyPrefix),
   instanceId: z.optional(
     z.string().check(z.regex(/^[^|]+$/, "must be a non-empty name without |")),
   ),
-  leaseMs: z.optional(integerAtLeast(100)),
-  maxBackgroundRuns: z.optional(integerAtLeast(0)),
-  eventTtlSeconds: z.optional(integerAtLeast(1)),
-  recordTtlSeconds: z.optional(integerAtLeast(1)),
-  maxEventsPerRun: z.optional(integerAtLeast(1)),
+  leaseMs: z._default(integerAtLeast(100), DEFAULTS.leaseMs),
+  maxBackgroundRuns: z._default(integerAtLeast(0), DEFAULTS.maxBackgroundRuns),
+  eventTtlSeconds: z._default(integerAtLeast(1), DEFAULTS.eventTtlSeconds),
+  recordTtlSeconds: z._default(integerAtLeast(1), DEFAULTS.recordTtlSeconds),
+  maxEventsPerRun: z._default(integerAtLeast(1), DEFAULTS.maxEventsPerRun),
+});
+
+describeFields("redis-coordination", shape, {
+  url: "The Redis to use (`redis://host:6379`, `rediss://` for TLS); or give `client`",
+  client: "A node-redis client whose settings the backend's own connections copy; or give `url`",
+  keyPrefix: "Prefix of every key and channel, so several servers can share one Redis",
+  instanceId: "This instance's name in leases and in reports",
+  leaseMs:
+    "How long a thread's lease lasts without a heartbeat (sent every third of it): how soon " +
+    "another instance takes over the run of an instance that died",
+  maxBackgroundRuns: "The most runs this instance takes over from others at once",
+  eventTtlSeconds: "How long an ended run's events stay for a join, in seconds",
+  recordTtlSeconds: "How long an ended run stays listed, in seconds",
+  maxEventsPerRun: "The most events a run keeps in Redis (the oldest go first)",
 });
 
 const optionsSchema = knownKeysOnly(shape, {
