@@ -171,6 +171,20 @@ export default defineConfig({
           hookTimeout: 150_000,
         },
       },
+      {
+        test: {
+          // Three server processes behind a proxy, over redis-server and the emulator (#35;
+          // test/cluster/harness.ts). A group of their own, last, so their processes never share
+          // the cores with another project's files; one file at a time for the same reason.
+          name: "cluster",
+          sequence: { groupOrder: 2 },
+          ...PROJECT_FILES.cluster,
+          environment: "node",
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+        },
+      },
     ],
   },
 });

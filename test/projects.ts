@@ -11,6 +11,7 @@
  * | `name.int.test.ts`     | `integration` | starts the emulator (loopback or in process)          |
  * | `name.process.test.ts` | `packaging`   | a child process, the compiler, or `dist/`             |
  * | `test/runtimes/*`      | `runtimes`    | the built package in Node, Bun, Deno, workerd, Chromium |
+ * | `name.cluster.test.ts` | `cluster`     | server processes, a proxy and redis-server (#35)      |
  */
 
 /** Include and exclude globs of one project, relative to the repository root (as vitest's). */
@@ -23,14 +24,19 @@ const PURE = "test/**/*.pure.test.ts";
 const INTEGRATION = "test/**/*.int.test.ts";
 const PROCESS = "test/**/*.process.test.ts";
 const RUNTIMES = "test/runtimes/**/*.test.ts";
+const CLUSTER = "test/**/*.cluster.test.ts";
 
 /** The projects every `vitest run` has; each test file belongs to exactly one of them. */
 export const PROJECT_FILES = {
-  unit: { include: ["test/**/*.test.ts"], exclude: [PURE, INTEGRATION, PROCESS, RUNTIMES] },
+  unit: {
+    include: ["test/**/*.test.ts"],
+    exclude: [PURE, INTEGRATION, PROCESS, RUNTIMES, CLUSTER],
+  },
   pure: { include: [PURE], exclude: [RUNTIMES] },
   integration: { include: [INTEGRATION], exclude: [RUNTIMES] },
   packaging: { include: [PROCESS], exclude: [RUNTIMES] },
   runtimes: { include: [RUNTIMES], exclude: [] },
+  cluster: { include: [CLUSTER], exclude: [RUNTIMES] },
 } satisfies Record<string, ProjectFiles>;
 
 /**

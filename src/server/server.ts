@@ -7,6 +7,7 @@
  * `user-graphs.ts`.
  */
 import { resolveClient } from "../client/resolve";
+import { StudioValidationError } from "../errors";
 import { callerOf } from "./caller";
 import { checkServerCheckpointer } from "./checkpointer-check";
 import type { ServerContext } from "./context";
@@ -24,7 +25,9 @@ import { threadCopyRoutes } from "./routes/thread-copies";
 import { threadCountRoutes } from "./routes/thread-search";
 import { threadStateRoutes } from "./routes/thread-state";
 import { threadRoutes } from "./routes/threads";
+import { RunDirectory } from "./run-directory";
 import { RunLifecycle } from "./run-lifecycle";
+import { takenOverRequest } from "./run-takeover";
 import { RunRegistry } from "./runs";
 import { ServiceAssistants } from "./service-assistants";
 import { storeAccess } from "./store-access";
@@ -48,6 +51,16 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   checkServerCheckpointer(checkpointer);
   // Checked as functions by the schema; typed as the caller gave them.
   const { auth, onError, keyRing } = options;
+  const coordination = settings.coordination;
+  if (coordination && keyRing) {
+    // Redis would hold each run's input and events (the conversation) in plaintext for as long
+    // as a join may read them, beside a service that holds them sealed.
+    throw new StudioValidationError(
+      "coordination",
+      "cannot be used with keyRing: Redis would keep the runs' events unencrypted; run one " +
+        "instance, or leave keyRing out",
+    );
+  }
   const client = resolveClient(settings.clientFields);
   const records = new ThreadRecords(client, settings.tenant);
   const runs = new RunRegistry();
@@ -59,9 +72,12 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     keyRing,
     guard: guard.wrap,
   });
+  // Failures no request sees (the backend's, a run taken over) name where they happened.
+  const internal = (path: string) => new Request(`http://agent-server.internal${path}`);
   const ctx: ServerContext = {
     records,
     runs,
+    directory: new RunDirectory(runs, coordination),
     lifecycle: new RunLifecycle({
       records,
       runs,
@@ -69,6 +85,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       sealed: keyRing !== undefined,
       deleteCheckpoints: async (threadId, owner) =>
         (await forUser(owner)).checkpointer.deleteThread(threadId),
+      coordination,
+      report: (error) => report(onError, error, internal("/coordination")),
+      requestFor: (shared) => takenOverRequest(ctx, shared, internal),
     }),
     graphs: shared.graphs,
     userGraphs: forUser,
@@ -123,9 +142,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     }
   };
   // The WebSocket upgrade first: its response must reach the runtime as made (not re-wrapped).
-  return withWebSockets(
+  const served = withWebSockets(
     ctx,
     { auth, cors: settings.cors },
     withCors(settings.cors, handler, ctx.report),
   );
+  return Object.assign(served, {
+    drain: () => ctx.lifecycle.drain(),
+    close: () => ctx.lifecycle.close(),
+  });
 }

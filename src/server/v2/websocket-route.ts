@@ -15,7 +15,7 @@ import type { ServerContext } from "../context";
 import { allows, type CorsSettings } from "../cors";
 import { unexpected } from "../failures";
 import { HttpProblem, problem } from "../http";
-import type { AgentServerAuth, AgentServerHandler } from "../options";
+import type { AgentServerAuth } from "../options";
 import { routedPath } from "../router";
 import { acceptSocket, type OpenSocket } from "./socket-upgrade";
 import { ProtocolSocketSession } from "./websocket";
@@ -68,7 +68,7 @@ export function withWebSockets(
   ctx: ServerContext,
   options: WebSocketRouteOptions,
   http: (request: Request) => Promise<Response>,
-): AgentServerHandler {
+): (request: Request, runtime?: unknown) => Promise<Response> {
   const upgrade = async (request: Request, runtime: unknown, param: string, url: URL) => {
     const origin = request.headers.get("Origin");
     if (
@@ -100,7 +100,7 @@ export function withWebSockets(
     );
   };
 
-  return async (request, runtime) => {
+  return async (request: Request, runtime?: unknown) => {
     if (!isWebSocketHandshake(request)) return http(request);
     const url = new URL(request.url);
     const path = routedPath(url.pathname, ctx.prefix);

@@ -65,6 +65,7 @@ describe("test projects by file name", () => {
     expect(projectOf("test/unit/store/store.int.test.ts")).toBe("integration");
     expect(projectOf("test/unit/client/options.process.test.ts")).toBe("packaging");
     expect(projectOf("test/runtimes/node.test.ts")).toBe("runtimes");
+    expect(projectOf("test/cluster/smoke.cluster.test.ts")).toBe("cluster");
   });
 
   it("keeps test/integration/ for the emulator and child processes: no plain unit file there", () => {
