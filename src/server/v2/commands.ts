@@ -10,7 +10,7 @@ import type { StoredThread } from "../thread-records";
 import { CommandError, errorCode, failure, type ResponseMeta, success } from "./responses";
 import { type CommandScope, inputInject, inputRespond, runStart, stateFork } from "./run-commands";
 import { listCheckpoints, stateGet } from "./state-commands";
-import { blankThread, createChosen } from "./thread-create";
+import { blankThread } from "./thread-create";
 
 type Json = Record<string, unknown>;
 
@@ -30,15 +30,26 @@ export function parseCommand(body: unknown): ProtocolCommand | undefined {
   return { id, method, params: (params ?? {}) as Json };
 }
 
-/** The thread a command is for: created by `run.start` when the owner has none of that id. */
+/** The thread a command is on: its service id, and its record once read. */
+interface Target {
+  threadId: string;
+  stored?: StoredThread | undefined;
+  created: boolean;
+}
+
+/**
+ * The thread a command is for: created by `run.start` when the owner has none of that id. A
+ * thread this process has seen costs no call here: only the commands that need its record read
+ * it (`CommandScope.record`).
+ */
 async function threadFor(
   ctx: ServerContext,
   owner: string,
   id: string,
   command: ProtocolCommand,
-): Promise<{ stored: StoredThread; created: boolean }> {
-  const found = await ctx.threadIds.find(owner, id);
-  if (found) return { stored: found, created: false };
+): Promise<Target> {
+  const found = await ctx.threadIds.locate(owner, id);
+  if (found) return { threadId: found.serviceId, stored: found.stored, created: false };
   if (command.method !== "run.start") {
     throw new HttpProblem(404, "Not Found", `Thread ${id} not found; send run.start to create it`);
   }
@@ -46,13 +57,34 @@ async function threadFor(
   if (ctx.auth) metadata.owner = owner;
   const graphId = command.params.assistant_id;
   if (typeof graphId === "string" && ctx.graphs.has(graphId)) metadata.graph_id = graphId;
-  return createChosen(ctx, owner, id, blankThread(new Date(), metadata));
+  // The look-up above found none: straight to the creation (which checks for a concurrent one).
+  // The run starts at once, and its end reads the record back: held for that read.
+  const { stored, created } = await ctx.threadIds.create(
+    owner,
+    id,
+    blankThread(new Date(), metadata),
+    { heldForRead: true },
+  );
+  return { threadId: stored.view.thread_id, stored, created };
+}
+
+/** The thread's record, read once when first asked for (a 404 when it is gone). */
+function recordOf(ctx: ServerContext, owner: string, target: Target): () => Promise<StoredThread> {
+  let read: Promise<StoredThread> | undefined;
+  return () => {
+    read ??= target.stored
+      ? Promise.resolve(target.stored)
+      : ctx.records.get(owner, target.threadId).then((stored) => {
+          if (!stored) throw new HttpProblem(404, "Not Found", "Thread not found");
+          return stored;
+        });
+    return read;
+  };
 }
 
 async function result(scope: CommandScope, command: ProtocolCommand, created: boolean) {
-  const { ctx, owner, stored } = scope;
+  const { ctx, owner, threadId } = scope;
   const { params } = command;
-  const threadId = stored.view.thread_id;
   switch (command.method) {
     case "run.start":
       return { run_id: await runStart(scope, params, created) };
@@ -62,19 +94,30 @@ async function result(scope: CommandScope, command: ProtocolCommand, created: bo
       await inputInject(scope, params);
       return {};
     case "state.get":
-      return stateGet(await graphOf(ctx, owner, stored.view), threadId, params);
+      return stateGet(await graphOf(ctx, owner, (await scope.record()).view), threadId, params);
     case "state.listCheckpoints":
-      return listCheckpoints(await graphOf(ctx, owner, stored.view), threadId, params);
+      return listCheckpoints(
+        await graphOf(ctx, owner, (await scope.record()).view),
+        threadId,
+        params,
+      );
     case "state.fork":
-      return {
-        run_id: await stateFork(scope, params),
-        thread_id: stored.view.client_thread_id ?? threadId,
-      };
+      return { run_id: await stateFork(scope, params), thread_id: await shownId(scope) };
     case "agent.getTree":
       return { tree: ctx.events.of(threadId).agents.tree() };
     default:
       throw new CommandError("unknown_command", `Unknown protocol command: ${command.method}`);
   }
+}
+
+/**
+ * The thread's id as its owner knows it: the client's when it chose one. A command naming the
+ * thread by another id than the service's named it by the client's; one naming the service's
+ * reads the record for it.
+ */
+async function shownId(scope: CommandScope, named?: string): Promise<string> {
+  if (named !== undefined && named !== scope.threadId) return named;
+  return (await scope.record()).view.client_thread_id ?? scope.threadId;
 }
 
 export async function handleCommand(
@@ -94,18 +137,25 @@ export async function handleCommand(
     const subscribed = command.method === "subscription.subscribe";
     return success(command.id, subscribed ? { subscription_id: crypto.randomUUID() } : {});
   }
-  const { stored, created } = await threadFor(ctx, owner, id, command);
-  const threadId = stored.view.thread_id;
-  const meta = (): ResponseMeta => ({
-    thread_id: stored.view.client_thread_id ?? threadId,
+  const target = await threadFor(ctx, owner, id, command);
+  const { threadId, created } = target;
+  const scope: CommandScope = {
+    ctx,
+    owner,
+    threadId,
+    record: recordOf(ctx, owner, target),
+    request,
+  };
+  const meta = async (): Promise<ResponseMeta> => ({
+    thread_id: await shownId(scope, id),
     applied_through_seq: ctx.events.of(threadId).lastSeq,
   });
   try {
-    const answer = await result({ ctx, owner, stored, request }, command, created);
-    return success(command.id, answer, meta());
+    const answer = await result(scope, command, created);
+    return success(command.id, answer, await meta());
   } catch (error) {
     if (error instanceof CommandError || (error instanceof HttpProblem && error.status !== 404)) {
-      return failure(command.id, errorCode(error), error.message, meta());
+      return failure(command.id, errorCode(error), error.message, await meta());
     }
     throw error;
   }

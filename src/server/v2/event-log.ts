@@ -138,7 +138,9 @@ export class EventLogs {
    * Notes a command being handled until `done` is called. A stream opened meanwhile on the same
    * thread waits for it (`settled`) before replaying: the SDK opens a stream for an
    * `input.respond` without waiting for the command's answer, and the answer's run drops the
-   * paused run's events, which the stream must not replay.
+   * paused run's events, which the stream must not replay. The SDK sends the command first, and
+   * the route notes it before any await, so the order holds however fast the stream's own
+   * look-up is.
    */
   begin(owner: string, threadId: string): () => void {
     const key = `${owner}\u0000${threadId}`;

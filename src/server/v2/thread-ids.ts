@@ -8,12 +8,13 @@
  * id chosen by another user) never names this user's thread. The graph's checkpoints are kept
  * under the service thread's id, so two users choosing one id never share checkpoints either.
  *
- * Costs (service calls): a thread found through this process's cache, 2 (the record's get); a
- * UUID not cached, 3 (the id's listing, the record's get); another id not cached, 4 (a failed
- * get as a service id first); creating one, 6 (the look-up that finds none, the record's 2, the
- * id thread, the listing that checks for a concurrent creation; a loser deletes its 2 threads).
- * The cache is a hint: a thread it names that is gone or no longer carries the id sends the
- * look-up back to the service.
+ * Costs (service calls): `locate` of an id this process has seen, none; `find` of one, 1 (the
+ * record's get); a UUID not seen, 2 (the id's listing, the record's get); another id not seen,
+ * 3 (a failed get as a service id first); a new UUID found to be new, 2 (the listing, a failed
+ * get as a service id); creating one, 4 (the record's 2, the id thread, the listing that checks
+ * for a concurrent creation; a loser deletes its 2 threads and reads the winner's record).
+ * The cache is a hint: a thread it names that the service answers 404 for (`ThreadRecords`
+ * forgets its owner then) or that no longer carries the id sends the look-up back to the service.
  */
 import { chatThreadIdMetadata, chatThreadTarget } from "../../records/chat-thread-id";
 import { sha256Hex } from "../../threads/service-identity";
@@ -34,6 +35,12 @@ function createdOrder(a: { createdAt?: unknown; id: string }, b: typeof a): numb
   const y = String(b.createdAt ?? "");
   if (x !== y) return x < y ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** A thread `locate` found: its service id, and its record when the look-up read it. */
+export interface Located {
+  serviceId: string;
+  stored?: StoredThread | undefined;
 }
 
 export class ClientThreadIds {
@@ -64,6 +71,38 @@ export class ClientThreadIds {
   }
 
   /**
+   * The service id of the owner's thread named `id`, and its record when the look-up read it;
+   * undefined when the owner has none. An id seen before costs no call while the thread's owner
+   * is known (`ThreadRecords#owns`); once the service has answered 404 for it, the look-up goes
+   * back to the service.
+   */
+  async locate(owner: string, id: string): Promise<Located | undefined> {
+    const hash = await this.#records.ownerHash(owner);
+    const key = `${hash}\u0000${id}`;
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      if (this.#records.knows(cached) && (await this.#records.owns(owner, cached))) {
+        return { serviceId: cached };
+      }
+      const stored = await this.#records.get(owner, cached);
+      if (stored && (cached === id || stored.view.client_thread_id === id)) {
+        return { serviceId: cached, stored };
+      }
+      this.#cache.delete(key);
+    }
+    const asService = async (): Promise<Located | undefined> =>
+      (await this.#records.owns(owner, id)) ? { serviceId: id } : undefined;
+    const asClient = async (): Promise<Located | undefined> => {
+      const stored = await this.#holder(owner, hash, id);
+      return stored && { serviceId: stored.view.thread_id, stored };
+    };
+    const [first, second] = UUID.test(id) ? [asClient, asService] : [asService, asClient];
+    const found = (await first()) ?? (await second());
+    if (found) this.#remember(key, found.serviceId);
+    return found;
+  }
+
+  /**
    * The service thread id `id` stands for, for a route whose own read checks the owner: a
    * cached id at no cost; a UUID not cached is looked up (`find`); anything else is taken as
    * the service's own id.
@@ -79,21 +118,27 @@ export class ClientThreadIds {
   /**
    * Creates the owner's thread under the client's `clientId`. When another creation of the
    * same id won a race, this one's threads are deleted and the winner returned, `created: false`.
+   * `heldForRead`: for a run that starts at once (`ThreadRecords#create`).
    */
   async create(
     owner: string,
     clientId: string,
     view: Omit<ThreadView, "thread_id">,
+    options: { heldForRead?: boolean } = {},
   ): Promise<{ stored: StoredThread; created: boolean }> {
     const hash = await this.#records.ownerHash(owner);
-    const stored = await this.#records.create(owner, { ...view, client_thread_id: clientId });
+    const stored = await this.#records.create(
+      owner,
+      { ...view, client_thread_id: clientId },
+      options,
+    );
     const serviceId = stored.view.thread_id;
     const client = this.#records.client;
     const mine = await client.createThread({
       datasetId: await idDataset(hash, clientId),
       metadata: chatThreadIdMetadata(hash, serviceId),
     });
-    const winner = await this.#holder(owner, hash, clientId);
+    const winner = await this.#holder(owner, hash, clientId, stored);
     const key = `${hash}\u0000${clientId}`;
     if (winner === undefined || winner.view.thread_id === serviceId) {
       this.#remember(key, serviceId);
@@ -118,10 +163,11 @@ export class ClientThreadIds {
   }
 
   /**
-   * The chat thread the earliest id thread of `clientId` names (one listing, then its record);
-   * an id thread whose chat thread is gone (a delete cut short) is passed over.
+   * The chat thread the earliest id thread of `clientId` names (one listing, then its record,
+   * unless it is `known`, a record just written); an id thread whose chat thread is gone (a
+   * delete cut short) is passed over.
    */
-  async #holder(owner: string, hash: string, clientId: string) {
+  async #holder(owner: string, hash: string, clientId: string, known?: StoredThread) {
     const datasetId = await idDataset(hash, clientId);
     const page = await this.#records.client.listThreads({ datasetId, order: "asc", limit: 20 });
     const targets = page.data
@@ -129,6 +175,7 @@ export class ClientThreadIds {
       .sort(createdOrder)
       .map((thread) => chatThreadTarget(thread.metadata, hash)!);
     for (const target of targets) {
+      if (target === known?.view.thread_id) return known;
       const stored = await this.#records.get(owner, target);
       if (stored) return stored;
     }
