@@ -39,6 +39,13 @@ export const OWNERS_KEPT = 10_000;
 /** Snapshots read per get: one normally, a few after concurrent saves. */
 const SNAPSHOTS_READ = 5;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for an id shaped as a UUID (what clients mint for the threads they name). */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
+
 export interface StoredThread {
   view: ThreadView;
   /** The snapshot messages read: replaced by the next save. */
@@ -85,6 +92,8 @@ export class ThreadRecords {
   readonly #owners = new RecentKeys<string>(OWNERS_KEPT);
   /** Owner to their hash: a SHA-256 on every read was a twentieth of a run's CPU. */
   readonly #hashes = new RecentKeys<Promise<string>>(OWNERS_KEPT);
+  /** Whether a service thread id this process has seen was a UUID; undefined before the first. */
+  #uuidIds: boolean | undefined;
   /** Records just created, answered to their next `get` once (`create`'s `heldForRead`). */
   readonly #held = new RecentKeys<StoredThread>(OWNERS_KEPT);
 
@@ -110,14 +119,27 @@ export class ThreadRecords {
   }
 
   /**
+   * Whether the service's thread ids are UUIDs, as the ids this process has seen say (a service
+   * has one shape of id); undefined before the first. While false, a UUID names no service thread.
+   */
+  get uuidIds(): boolean | undefined {
+    return this.#uuidIds;
+  }
+
+  #seen(threadId: string): void {
+    this.#uuidIds = this.#uuidIds === true || UUID.test(threadId);
+  }
+
+  /**
    * Creates the owner's thread with its first snapshot (two calls). With `heldForRead`, the next
    * `get` of it is answered with this record, no call: for a thread made for a run that starts at
    * once (protocol v2's `run.start`), whose end reads the record nobody else has found yet.
+   * `alongside` is called with the new thread's id while its snapshot is written.
    */
   async create(
     owner: string,
     view: Omit<ThreadView, "thread_id">,
-    options: { heldForRead?: boolean } = {},
+    options: { heldForRead?: boolean; alongside?: (threadId: string) => Promise<unknown> } = {},
   ): Promise<StoredThread> {
     const hash = await this.ownerHash(owner);
     // The id is the service's: the first snapshot is written once the id is known.
@@ -127,7 +149,11 @@ export class ThreadRecords {
     });
     const full: ThreadView = { ...view, thread_id: thread.id };
     this.#owners.set(thread.id, hash);
-    const message = await this.#client.createMessage(thread.id, snapshotMessage(full));
+    this.#seen(thread.id);
+    const [message] = await Promise.all([
+      this.#client.createMessage(thread.id, snapshotMessage(full)),
+      options.alongside?.(thread.id),
+    ]);
     const stored = { view: full, snapshotIds: [message.id] };
     if (options.heldForRead) this.#held.set(thread.id, stored);
     return stored;
@@ -169,6 +195,7 @@ export class ThreadRecords {
       if (isMissing(error)) return false;
       throw error;
     }
+    this.#seen(thread.id);
     if (!isChatThread(thread.metadata, hash)) return false;
     this.#owners.set(threadId, hash);
     return true;
@@ -220,6 +247,7 @@ export class ThreadRecords {
       if (!found) continue;
       // Filed under the owner's dataset: the owner's.
       this.#owners.set(found.view.thread_id, hash);
+      this.#seen(found.view.thread_id);
       views.push(found.view);
     }
     return views;

@@ -17,13 +17,13 @@
  * forgets its owner then) or that no longer carries the id sends the look-up back to the service.
  */
 import { chatThreadIdMetadata, chatThreadTarget } from "../../records/chat-thread-id";
+import { RecentKeys } from "../../threads/in-flight";
 import { sha256Hex } from "../../threads/service-identity";
-import type { StoredThread, ThreadRecords } from "../thread-records";
+import { isUuid, type StoredThread, type ThreadRecords } from "../thread-records";
 import type { ThreadView } from "../thread-view";
 
 /** Ids remembered per process (a hint: each is checked on use). */
 const CACHED_IDS = 10_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function idDataset(ownerHash: string, clientId: string): Promise<string> {
   const hash = await sha256Hex(`chat-id\u0000${ownerHash}\u0000${clientId}`);
@@ -47,6 +47,8 @@ export class ClientThreadIds {
   readonly #records: ThreadRecords;
   /** `<owner hash> NUL <id>` to the service thread id last found for it. */
   readonly #cache = new Map<string, string>();
+  /** `<owner hash> NUL <id>` to the id's dataset. */
+  readonly #datasets = new RecentKeys<Promise<string>>(CACHED_IDS);
 
   constructor(records: ThreadRecords) {
     this.#records = records;
@@ -64,7 +66,7 @@ export class ClientThreadIds {
     }
     const asService = () => this.#records.get(owner, id);
     const asClient = () => this.#holder(owner, hash, id);
-    const [first, second] = UUID.test(id) ? [asClient, asService] : [asService, asClient];
+    const [first, second] = isUuid(id) ? [asClient, asService] : [asService, asClient];
     const stored = (await first()) ?? (await second());
     if (stored) this.#remember(key, stored.view.thread_id);
     return stored;
@@ -90,13 +92,16 @@ export class ClientThreadIds {
       }
       this.#cache.delete(key);
     }
-    const asService = async (): Promise<Located | undefined> =>
-      (await this.#records.owns(owner, id)) ? { serviceId: id } : undefined;
+    const asService = async (): Promise<Located | undefined> => {
+      // A service whose ids are not UUIDs has no thread named by one: no call for a new one.
+      if (isUuid(id) && this.#records.uuidIds === false) return undefined;
+      return (await this.#records.owns(owner, id)) ? { serviceId: id } : undefined;
+    };
     const asClient = async (): Promise<Located | undefined> => {
       const stored = await this.#holder(owner, hash, id);
       return stored && { serviceId: stored.view.thread_id, stored };
     };
-    const [first, second] = UUID.test(id) ? [asClient, asService] : [asService, asClient];
+    const [first, second] = isUuid(id) ? [asClient, asService] : [asService, asClient];
     const found = (await first()) ?? (await second());
     if (found) this.#remember(key, found.serviceId);
     return found;
@@ -111,7 +116,7 @@ export class ClientThreadIds {
     const hash = await this.#records.ownerHash(owner);
     const cached = this.#cache.get(`${hash}\u0000${id}`);
     if (cached !== undefined) return cached;
-    if (!UUID.test(id)) return id;
+    if (!isUuid(id)) return id;
     return (await this.find(owner, id))?.view.thread_id ?? id;
   }
 
@@ -127,17 +132,23 @@ export class ClientThreadIds {
     options: { heldForRead?: boolean } = {},
   ): Promise<{ stored: StoredThread; created: boolean }> {
     const hash = await this.#records.ownerHash(owner);
+    const datasetId = await this.#idDataset(hash, clientId);
+    let mine: { id: string } | undefined;
+    // The id thread is written with the record's first snapshot, not after it.
     const stored = await this.#records.create(
       owner,
       { ...view, client_thread_id: clientId },
-      options,
+      {
+        ...options,
+        alongside: async (serviceId) => {
+          mine = await this.#records.client.createThread({
+            datasetId,
+            metadata: chatThreadIdMetadata(hash, serviceId),
+          });
+        },
+      },
     );
     const serviceId = stored.view.thread_id;
-    const client = this.#records.client;
-    const mine = await client.createThread({
-      datasetId: await idDataset(hash, clientId),
-      metadata: chatThreadIdMetadata(hash, serviceId),
-    });
     const winner = await this.#holder(owner, hash, clientId, stored);
     const key = `${hash}\u0000${clientId}`;
     if (winner === undefined || winner.view.thread_id === serviceId) {
@@ -145,7 +156,7 @@ export class ClientThreadIds {
       return { stored, created: true };
     }
     await this.#records.delete(serviceId);
-    await this.#records.delete(mine.id);
+    if (mine) await this.#records.delete(mine.id);
     this.#remember(key, winner.view.thread_id);
     return { stored: winner, created: false };
   }
@@ -154,7 +165,7 @@ export class ClientThreadIds {
   async forget(owner: string, clientId: string): Promise<void> {
     const hash = await this.#records.ownerHash(owner);
     this.#cache.delete(`${hash}\u0000${clientId}`);
-    const datasetId = await idDataset(hash, clientId);
+    const datasetId = await this.#idDataset(hash, clientId);
     for await (const thread of this.#records.client.iterateThreads({ datasetId })) {
       if (chatThreadTarget(thread.metadata, hash) !== undefined) {
         await this.#records.delete(thread.id);
@@ -168,7 +179,7 @@ export class ClientThreadIds {
    * delete cut short) is passed over.
    */
   async #holder(owner: string, hash: string, clientId: string, known?: StoredThread) {
-    const datasetId = await idDataset(hash, clientId);
+    const datasetId = await this.#idDataset(hash, clientId);
     const page = await this.#records.client.listThreads({ datasetId, order: "asc", limit: 20 });
     const targets = page.data
       .filter((thread) => chatThreadTarget(thread.metadata, hash) !== undefined)
@@ -180,6 +191,20 @@ export class ClientThreadIds {
       if (stored) return stored;
     }
     return undefined;
+  }
+
+  /**
+   * The id's dataset, hashed once per id: a creation names it three times (the look-up, the id
+   * thread, the check), and Web Crypto's digest was a tenth of a v2 run's time.
+   */
+  #idDataset(hash: string, clientId: string): Promise<string> {
+    const key = `${hash}\u0000${clientId}`;
+    let dataset = this.#datasets.get(key);
+    if (dataset === undefined) {
+      dataset = idDataset(hash, clientId);
+      this.#datasets.set(key, dataset);
+    }
+    return dataset;
   }
 
   #remember(key: string, serviceId: string): void {

@@ -146,11 +146,12 @@ describe("service calls per protocol v2 message", () => {
     const client = sdkClient(handler);
     const threadId = crypto.randomUUID();
     const first = await callsDuring(() => v2Turn(client, handler, threadId, "hello"));
-    expect(first).toEqual([
+    const creation = [
       // The id is looked up: its listing, then as a service id.
       "GET /studio/v1/threads",
       `GET /studio/v1/threads/${threadId}`,
-      // The chat thread and its record, the id's thread, the check for a concurrent creation.
+      // The chat thread, then its record and the id's thread (at once, so in either order),
+      // then the check for a concurrent creation.
       "POST /studio/v1/threads",
       "POST /studio/v1/threads/:id/messages",
       "POST /studio/v1/threads",
@@ -158,7 +159,8 @@ describe("service calls per protocol v2 message", () => {
       // The run's end replaces the record (not read back: this process just wrote it).
       "POST /studio/v1/threads/:id/messages",
       "DELETE /studio/v1/threads/:id/messages/:id",
-    ]);
+    ];
+    expect(first.toSorted()).toEqual(creation.toSorted());
     // The command and the event stream find the thread in this process: no look-up.
     const perMessage = [
       "GET /studio/v1/threads/:id/messages",
@@ -167,6 +169,10 @@ describe("service calls per protocol v2 message", () => {
     ];
     expect(await callsDuring(() => v2Turn(client, handler, threadId, "again"))).toEqual(perMessage);
     expect(await callsDuring(() => v2Turn(client, handler, threadId, "third"))).toEqual(perMessage);
+    // Once this process has seen that the service's ids are no UUIDs, a new UUID is not tried
+    // as one: the next new thread costs seven.
+    const next = await callsDuring(() => v2Turn(client, handler, crypto.randomUUID(), "new"));
+    expect(next.toSorted()).toEqual(creation.filter((call) => !call.includes(threadId)).toSorted());
   });
 
   it("a process that has not seen the thread looks its id up once, then three calls a message", async () => {
