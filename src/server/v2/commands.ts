@@ -82,7 +82,8 @@ function recordOf(ctx: ServerContext, owner: string, target: Target): () => Prom
   };
 }
 
-async function result(scope: CommandScope, command: ProtocolCommand, created: boolean) {
+/** The command's answer; `id` is the thread's id as the command named it. */
+async function result(scope: CommandScope, command: ProtocolCommand, created: boolean, id: string) {
   const { ctx, owner, threadId } = scope;
   const { params } = command;
   switch (command.method) {
@@ -102,22 +103,12 @@ async function result(scope: CommandScope, command: ProtocolCommand, created: bo
         params,
       );
     case "state.fork":
-      return { run_id: await stateFork(scope, params), thread_id: await shownId(scope) };
+      return { run_id: await stateFork(scope, params), thread_id: id };
     case "agent.getTree":
       return { tree: ctx.events.of(threadId).agents.tree() };
     default:
       throw new CommandError("unknown_command", `Unknown protocol command: ${command.method}`);
   }
-}
-
-/**
- * The thread's id as its owner knows it: the client's when it chose one. A command naming the
- * thread by another id than the service's named it by the client's; one naming the service's
- * reads the record for it.
- */
-async function shownId(scope: CommandScope, named?: string): Promise<string> {
-  if (named !== undefined && named !== scope.threadId) return named;
-  return (await scope.record()).view.client_thread_id ?? scope.threadId;
 }
 
 export async function handleCommand(
@@ -138,7 +129,7 @@ export async function handleCommand(
     return success(command.id, subscribed ? { subscription_id: crypto.randomUUID() } : {});
   }
   const target = await threadFor(ctx, owner, id, command);
-  const { threadId, created } = target;
+  const { threadId } = target;
   const scope: CommandScope = {
     ctx,
     owner,
@@ -146,16 +137,17 @@ export async function handleCommand(
     record: recordOf(ctx, owner, target),
     request,
   };
-  const meta = async (): Promise<ResponseMeta> => ({
-    thread_id: await shownId(scope, id),
+  // The thread under the id the command named (as the reference server answers).
+  const meta = (): ResponseMeta => ({
+    thread_id: id,
     applied_through_seq: ctx.events.of(threadId).lastSeq,
   });
   try {
-    const answer = await result(scope, command, created);
-    return success(command.id, answer, await meta());
+    const answer = await result(scope, command, target.created, id);
+    return success(command.id, answer, meta());
   } catch (error) {
     if (error instanceof CommandError || (error instanceof HttpProblem && error.status !== 404)) {
-      return failure(command.id, errorCode(error), error.message, await meta());
+      return failure(command.id, errorCode(error), error.message, meta());
     }
     throw error;
   }
