@@ -11,7 +11,7 @@
  */
 import { type MatchableEvent, matchesSubscription } from "@langchain/langgraph/stream";
 import type { Channel, SubscribeParams } from "@langchain/protocol";
-import { toWire } from "../wire";
+import { wireReplacer } from "../wire";
 import { AgentTree } from "./agent-tree";
 import type { DraftEvent } from "./protocol-events";
 
@@ -70,10 +70,10 @@ export class ThreadEventLog {
       data: draft.data,
     };
     const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
-    // The wire form once: filters read its params, streams write its JSON.
-    const wire = toWire(body) as { params: LoggedEvent["params"] };
-    const json = JSON.stringify(wire);
-    const event: LoggedEvent = { seq, method: draft.method, params: wire.params, json };
+    // The JSON once, for every stream; filters read the method, the namespace and a custom
+    // event's name, which are the same before and after the wire form.
+    const json = JSON.stringify(body, wireReplacer);
+    const event: LoggedEvent = { seq, method: draft.method, params, json };
     this.agents.note(event.method, event.params.namespace, event.params.data);
     this.#events.push(event);
     this.#bytes += json.length;
@@ -165,10 +165,13 @@ export class EventLogs {
 
   /** The thread's log, created on first use (and marked recently used). */
   of(threadId: string): ThreadEventLog {
-    const log = this.#logs.get(threadId) ?? new ThreadEventLog();
+    const known = this.#logs.get(threadId);
+    const log = known ?? new ThreadEventLog();
     this.#logs.delete(threadId);
     this.#logs.set(threadId, log);
-    this.#trim();
+    // Only a new log can take the idle ones past their bound (counting them on every use was a
+    // twentieth of a v2 run's CPU).
+    if (!known) this.#trim();
     return log;
   }
 
@@ -177,7 +180,6 @@ export class EventLogs {
   }
 
   #trim(): void {
-    // Counting the idle logs on every use was a twentieth of a v2 run's CPU.
     if (this.#logs.size <= MAX_IDLE_THREADS) return;
     let idle = 0;
     for (const log of this.#logs.values()) if (log.idle) idle++;
