@@ -159,6 +159,11 @@ export class ThreadRecords {
     return stored;
   }
 
+  /** Drops a record `create` held for a read that will not come (its run did not start). */
+  release(threadId: string): void {
+    this.#held.delete(threadId);
+  }
+
   /** The owner's thread, or undefined when it does not exist or is someone else's. */
   async get(owner: string, threadId: string): Promise<StoredThread | undefined> {
     if (!(await this.owns(owner, threadId))) return undefined;

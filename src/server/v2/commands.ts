@@ -146,6 +146,8 @@ export async function handleCommand(
     const answer = await result(scope, command, target.created, id);
     return success(command.id, answer, meta());
   } catch (error) {
+    // No run will read the record it was held for.
+    if (target.created) ctx.records.release(threadId);
     if (error instanceof CommandError || (error instanceof HttpProblem && error.status !== 404)) {
       return failure(command.id, errorCode(error), error.message, meta());
     }
