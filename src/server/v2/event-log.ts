@@ -37,8 +37,11 @@ export interface EventFilter {
 }
 
 export function matches(event: LoggedEvent, filter: EventFilter): boolean {
-  const definition = { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
-  return matchesSubscription(event, definition);
+  return matchesSubscription(event, subscriptionOf(filter));
+}
+
+function subscriptionOf(filter: EventFilter): SubscribeParams {
+  return { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
 }
 
 type Listener = (event: LoggedEvent) => void;
@@ -99,10 +102,12 @@ export class ThreadEventLog {
    * the replay and the live ones.
    */
   async *follow(filter: EventFilter, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
-    const queue: LoggedEvent[] = this.#events.filter((event) => matches(event, filter));
+    // Made once per stream, not once per event.
+    const definition = subscriptionOf(filter);
+    const queue = this.#events.filter((event) => matchesSubscription(event, definition));
     let wake: (() => void) | undefined;
     const listener: Listener = (event) => {
-      if (!matches(event, filter)) return;
+      if (!matchesSubscription(event, definition)) return;
       queue.push(event);
       wake?.();
     };
