@@ -1,13 +1,14 @@
 /**
  * A thread `run.start` creates: its record is held for its run's end, which need not read back
  * what this process just wrote (costs.int.test.ts counts it); when no run starts, nothing holds
- * it, and a later read sees what another process changed since.
+ * it, and a later read sees what another process changed since. A process that knows the
+ * thread's id finds it at no cost until the service answers 404 for the thread it remembers.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
-import { sdkClient, studioServer } from "./harness";
-import { command } from "./protocol-v2-scripts";
-import { say } from "./scripts";
+import { type Handler, sdkClient, studioServer } from "./harness";
+import { command, readEvents, rootEnd } from "./protocol-v2-scripts";
+import { say, texts } from "./scripts";
 
 const emulator = useEmulator();
 
@@ -30,5 +31,33 @@ describe("a thread run.start creates", () => {
     await elsewhere.threads.update(threadId, { metadata: { topic: "renamed" } });
     const seen = await sdkClient(here.handler).threads.get(threadId);
     expect(seen.metadata?.topic).toBe("renamed");
+  });
+});
+
+/** `run.start` on the thread, then its root's end as the thread's stream tells it. */
+async function message(handler: Handler, threadId: string, text: string) {
+  const start = { assistant_id: "echo", input: say(text) };
+  const answer = await command(handler, threadId, { id: 1, method: "run.start", params: start });
+  expect(answer.body).toMatchObject({ type: "success" });
+  const events = await readEvents(handler, threadId, { channels: ["lifecycle"] }, rootEnd);
+  return events.at(-1)?.params.data;
+}
+
+describe("a client id another process deleted and created again", () => {
+  it("fails the one run that found the old thread, then the look-up finds the new one", async () => {
+    const here = studioServer(emulator.handle);
+    const elsewhere = studioServer(emulator.handle);
+    const threadId = crypto.randomUUID();
+    expect(await message(here.handler, threadId, "first")).toMatchObject({ event: "completed" });
+    await sdkClient(elsewhere.handler).threads.delete(threadId);
+    expect(await message(elsewhere.handler, threadId, "anew")).toMatchObject({
+      event: "completed",
+    });
+    // This process remembers the deleted thread: its run there cannot bring it back.
+    expect(await message(here.handler, threadId, "stale")).toMatchObject({ event: "failed" });
+    // The service's 404 for that thread sent the id's look-up back to the service.
+    expect(await message(here.handler, threadId, "again")).toMatchObject({ event: "completed" });
+    const state = await sdkClient(here.handler).threads.getState(threadId);
+    expect(texts(state.values)).toEqual(["anew", "You said: anew", "again", "You said: again"]);
   });
 });
