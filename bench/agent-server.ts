@@ -49,7 +49,7 @@ const STREAMS = 100;
 const MAX_CALLS_PER_MESSAGE = 3;
 const INPUT = { messages: [{ type: "human", content: "hello" }] };
 
-function echoGraph() {
+export function echoGraph() {
   return new StateGraph(MessagesAnnotation)
     .addNode("reply", (state) => ({
       messages: [new AIMessage({ content: `You said: ${state.messages.at(-1)?.text ?? ""}` })],
@@ -112,7 +112,7 @@ async function v2ThreadPool(client: Client, handler: Handler, size: number) {
   };
 }
 
-function sdk(handler: Handler): Client {
+export function sdk(handler: Handler): Client {
   return new Client({
     apiUrl: "http://agent.bench",
     callerOptions: {

@@ -23,7 +23,7 @@ import {
   START,
   StateGraph,
 } from "@langchain/langgraph";
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { createAgent } from "langchain";
 import { createClient } from "redis";
 import * as z from "zod";
@@ -34,6 +34,7 @@ import { type AgentServerHandler, createAgentServer } from "../src/server";
 import { redisCoordination } from "../src/server/redis";
 import type { RedisClientLike } from "../src/server/redis/connection";
 import { startRedisServer } from "../test/setup/redis-server";
+import { echoGraph, sdk } from "./agent-server";
 import { type BenchEntry, type BenchRow, median, runIfMain } from "./harness";
 
 const EVENTS = 200;
@@ -58,26 +59,6 @@ function eventsGraph(spacing: number) {
     })
     .addEdge(START, "emit")
     .compile();
-}
-
-function echoGraph() {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("reply", (state) => ({
-      messages: [new AIMessage({ content: `You said: ${state.messages.at(-1)?.text ?? ""}` })],
-    }))
-    .addEdge(START, "reply")
-    .compile();
-}
-
-function sdk(handler: (request: Request) => Promise<Response>): Client {
-  return new Client({
-    apiUrl: "http://agent.bench",
-    callerOptions: {
-      maxRetries: 0,
-      fetch: (input: string | URL | Request, init?: RequestInit) =>
-        handler(new Request(input, init)),
-    },
-  });
 }
 
 /** A client whose copies count the commands they send (`commands.count`). */

@@ -289,18 +289,12 @@ export class RunLifecycle {
       await ahead;
       await untilOrAborted(admitted + delayMs - Date.now(), run.controller.signal);
       if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
-      run.begin();
-      if (!(await this.#startsFromReadable(run, request))) {
+      const ran = await this.#start(run, request);
+      if (ran === undefined) {
         status = "error";
         return;
       }
-      status = await (
-        request.execute?.(run) ??
-        executeRun(request.graph, run, request.body, request.userId, request.report)
-      ).catch((error: unknown) => {
-        request.report(error);
-        return "error" as const;
-      });
+      status = ran;
       if (this.#parts.guard.forbidden(run.thread_id)) return;
       if (!request.temporary) status = await this.#save(run, status, request);
     } catch (error) {
@@ -311,6 +305,22 @@ export class RunLifecycle {
       if (request.temporary) await this.#discard(run, request);
       run.end(status);
     }
+  }
+
+  /**
+   * Runs the graph (rule 7 first): how it ended, or undefined when it did not start because the
+   * checkpoint it names is gone (an `error` event says so).
+   */
+  async #start(run: RunRecord, request: RunRequest): Promise<RunStatus | undefined> {
+    run.begin();
+    if (!(await this.#startsFromReadable(run, request))) return undefined;
+    return (
+      request.execute?.(run) ??
+      executeRun(request.graph, run, request.body, request.userId, request.report)
+    ).catch((error: unknown) => {
+      request.report(error);
+      return "error" as const;
+    });
   }
 
   /** Shares the run's events and checkpoints through the backend (rule 10). */
@@ -341,18 +351,12 @@ export class RunLifecycle {
         if ("cancelled" in turn) return;
       }
       if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
-      run.begin();
-      if (!(await this.#startsFromReadable(run, request))) {
+      const ran = await this.#start(run, request);
+      if (ran === undefined) {
         status = "error";
         return;
       }
-      status = await (
-        request.execute?.(run) ??
-        executeRun(request.graph, run, request.body, request.userId, request.report)
-      ).catch((error: unknown) => {
-        request.report(error);
-        return "error" as const;
-      });
+      status = ran;
       if (run.drained || shared.lost(run.run_id)) {
         handedOff = true;
         return;
