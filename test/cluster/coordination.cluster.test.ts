@@ -222,20 +222,23 @@ describe("instances that go away", () => {
       onDisconnect: "continue",
     });
     // The page reads the stream through the proxy; when it breaks, it rejoins through any.
-    const followed = follow(client(), thread.thread_id, stream);
+    const followed = settled(follow(client(), thread.thread_id, stream));
     await two.reached();
     const runner = indexOf(two.by()[0]);
     expect(runner).toBeGreaterThanOrEqual(0);
-    await cl.kill(runner);
-    two.open();
-    await two.reached(2);
-    const { events } = await followed;
-    expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
-    expect(await threadTexts(client(), thread.thread_id)).toEqual([text, ...stepsReplies(text)]);
-    // Nothing run twice past a checkpoint: step one once, step two again (never checkpointed).
-    expect(STEPS.map((step) => gates.count(gateName(text, step)))).toEqual([1, 2, 1]);
-    expect(indexOf(two.by()[1])).not.toBe(runner);
-    await cl.respawn(runner);
+    try {
+      await cl.kill(runner);
+      two.open();
+      await Promise.race([two.reached(2), endedFirst(followed, "taken over")]);
+      const { events } = await followed;
+      expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
+      expect(await threadTexts(client(), thread.thread_id)).toEqual([text, ...stepsReplies(text)]);
+      // Nothing run twice past a checkpoint: step one once, step two again (never checkpointed).
+      expect(STEPS.map((step) => gates.count(gateName(text, step)))).toEqual([1, 2, 1]);
+      expect(indexOf(two.by()[1])).not.toBe(runner);
+    } finally {
+      if (!cl.running(runner)) await cl.respawn(runner);
+    }
   });
 
   it("SIGTERM with a run mid-way: the client's stream goes on to the same answer", async () => {
@@ -251,24 +254,27 @@ describe("instances that go away", () => {
       streamResumable: true,
       onDisconnect: "continue",
     });
-    const followed = follow(client(), thread.thread_id, stream);
+    const followed = settled(follow(client(), thread.thread_id, stream));
     await two.reached();
     const runner = indexOf(two.by()[0]);
-    const { draining, exited } = cl.shutdown(runner);
-    await draining;
-    // Step two ends on the draining instance; the run stops at the boundary after it.
-    two.open();
-    await three.reached();
-    expect(indexOf(three.by()[0])).not.toBe(runner);
-    three.open();
-    const { events } = await followed;
-    await exited;
-    expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
-    const ids = events.map((e) => e.id);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(await threadTexts(client(), thread.thread_id)).toEqual([text, ...stepsReplies(text)]);
-    expect(STEPS.map((step) => gates.count(gateName(text, step)))).toEqual([1, 1, 1]);
-    await cl.respawn(runner);
+    try {
+      const { draining, exited } = cl.shutdown(runner);
+      await draining;
+      // Step two ends on the draining instance; the run stops at the boundary after it.
+      two.open();
+      await Promise.race([three.reached(), endedFirst(followed, "resumed at step three")]);
+      expect(indexOf(three.by()[0])).not.toBe(runner);
+      three.open();
+      const { events } = await followed;
+      await exited;
+      expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
+      const ids = events.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(await threadTexts(client(), thread.thread_id)).toEqual([text, ...stepsReplies(text)]);
+      expect(STEPS.map((step) => gates.count(gateName(text, step)))).toEqual([1, 1, 1]);
+    } finally {
+      if (!cl.running(runner)) await cl.respawn(runner);
+    }
   });
 });
 
@@ -300,7 +306,7 @@ describe("Redis going away", () => {
       input: say(text),
       streamMode: ["values"],
     });
-    const followed = follow(client(0), thread.thread_id, stream);
+    const followed = settled(follow(client(0), thread.thread_id, stream));
     await two.reached();
     await redis?.restart({ hard: true });
     two.open();
@@ -331,4 +337,19 @@ async function runWhenBack(call: () => Promise<unknown>): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** `promise`, marked as handled: a test that fails before awaiting it reports its own error. */
+function settled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** Rejects when `run` ends (or fails) first: what the test waited for did not happen. */
+async function endedFirst(run: Promise<unknown>, awaited: string): Promise<never> {
+  const outcome = await run.then(
+    () => "ended",
+    (error: unknown) => `failed: ${String(error)}`,
+  );
+  throw new Error(`the run ${outcome} before it was ${awaited}`);
 }

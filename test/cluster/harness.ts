@@ -173,6 +173,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           }
         }),
       ]);
+      // Handled here too: a caller that only awaits `exited` leaves no unhandled rejection.
+      draining.catch(() => {});
       return { draining, exited: stopInstance(index, "SIGTERM") };
     },
     respawn: (index) => spawnInstance(index),
