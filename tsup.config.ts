@@ -18,6 +18,8 @@ export default defineConfig([
       "agents/index": "src/agents/index.ts",
       "langgraph/index": "src/langgraph/index.ts",
       "server/index": "src/server/index.ts",
+      // Loads `redis` (an optional peer) only when a backend connects.
+      "server/redis": "src/server/redis/index.ts",
     },
     platform: "neutral",
     format: ["esm", "cjs"],

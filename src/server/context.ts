@@ -5,10 +5,12 @@
  */
 
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { RunHandle } from "./coordination";
 import type { RunnableGraph } from "./graphs";
 import { HttpProblem, readJson } from "./http";
+import type { RunDirectory } from "./run-directory";
 import type { RunLifecycle } from "./run-lifecycle";
-import type { RunRecord, RunRegistry } from "./runs";
+import type { RunRegistry } from "./runs";
 import type { ServiceAssistants } from "./service-assistants";
 import { type RunEventsOptions, runEventsResponse } from "./sse";
 import type { StoredThread, ThreadRecords } from "./thread-records";
@@ -19,6 +21,8 @@ import type { ClientThreadIds } from "./v2/thread-ids";
 export interface ServerContext {
   records: ThreadRecords;
   runs: RunRegistry;
+  /** Runs by id and by thread, this process's or (with `coordination`) any instance's. */
+  directory: RunDirectory;
   lifecycle: RunLifecycle;
   /** Graph id to the graph over the server's own checkpointer (runs use `userGraphs`). */
   graphs: ReadonlyMap<string, RunnableGraph>;
@@ -96,12 +100,19 @@ export async function ownThreadId(
 
 /**
  * The thread as its owner sees it: under the id the client chose, if it chose one; "busy" while a
- * run of this process is on it.
+ * run of this process (or of `busy`'s threads, read from every instance) is on it.
  */
-export function shown(ctx: ServerContext, view: ThreadView): ThreadView {
+export function shown(ctx: ServerContext, view: ThreadView, busy?: Set<string>): ThreadView {
   const { client_thread_id, ...rest } = view;
   const named = client_thread_id === undefined ? rest : { ...rest, thread_id: client_thread_id };
-  return ctx.lifecycle.isBusy(view.thread_id) ? { ...named, status: "busy" } : named;
+  const running = busy ? busy.has(view.thread_id) : ctx.lifecycle.isBusy(view.thread_id);
+  return running ? { ...named, status: "busy" } : named;
+}
+
+/** The threads as `shown`, "busy" read from every instance (one backend call for them all). */
+export async function shownAll(ctx: ServerContext, views: ThreadView[]): Promise<ThreadView[]> {
+  const busy = await ctx.directory.busy(views.map((view) => view.thread_id));
+  return views.map((view) => shown(ctx, view, busy));
 }
 
 /** The graph that last ran on the thread, as its owner runs it, if the server still has it. */
@@ -134,13 +145,13 @@ export async function runnableAssistant(
 /** The run's events from `lastEventId` on; a disconnect calls `onDisconnect`. */
 export function runEvents(
   ctx: ServerContext,
-  run: RunRecord,
+  run: RunHandle,
   lastEventId: string | undefined,
   onDisconnect?: () => void,
   more: Pick<RunEventsOptions, "keep"> & { location?: string } = {},
 ): Response {
   const location = more.location ?? `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
-  return runEventsResponse(run, location, {
+  return runEventsResponse(ctx.directory.follow(run, lastEventId), location, {
     lastEventId,
     onDisconnect,
     keep: more.keep,

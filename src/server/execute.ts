@@ -4,7 +4,7 @@
  * The SDK's `messages-tuple` is LangGraph's `messages`; subgraph chunks are named
  * `<mode>|<namespace>` when `stream_subgraphs` is on.
  */
-import { Command } from "@langchain/langgraph/web";
+import { Command, isGraphDrained, RunControl } from "@langchain/langgraph/web";
 import { debugEvent } from "./debug-events";
 import type { RunnableGraph } from "./graphs";
 import type { RunCreate, StreamMode } from "./requests";
@@ -154,9 +154,16 @@ export async function executeRun(
   const subgraphs = body.stream_subgraphs === true;
   const signal = run.controller.signal;
   const durability = durabilityOf(body);
-  // A resumable run learns its checkpoints' ids, so a join can start after one (`checkpoint_id`).
-  const marks = run.resumable && !modes.includes("checkpoints");
+  // A resumable run learns its checkpoints' ids, so a join can start after one (`checkpoint_id`);
+  // so does a run shared with other instances (one taken over resumes past its checkpoints).
+  const marks = (run.resumable || run.onCheckpoint !== undefined) && !modes.includes("checkpoints");
   run.push("metadata", wireJson({ run_id: run.run_id, attempt: 1 }));
+  // A drain stops the graph at its next superstep boundary, its checkpoint saved, to go on in
+  // another instance (`RunControl`, LangGraph's cooperative drain).
+  const control = new RunControl();
+  const drain = () => control.requestDrain("the server is draining");
+  run.draining.signal.addEventListener("abort", drain, { once: true });
+  if (run.draining.signal.aborted) drain();
   try {
     const stream = await graph.stream(graphInput(body), {
       ...runConfig(run.thread_id, run.run_id, body, userId),
@@ -167,6 +174,7 @@ export async function executeRun(
       streamMode: marks ? [...graphModes(modes), "checkpoints"] : graphModes(modes),
       subgraphs,
       signal,
+      control,
     });
     for await (const chunk of stream) {
       const [namespace, mode, data] = (subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
@@ -197,10 +205,16 @@ export async function executeRun(
     return "success";
   } catch (error) {
     if (isAbort(error, signal)) return "interrupted";
+    if (isGraphDrained(error)) {
+      run.drained = true;
+      return "interrupted";
+    }
     if (isGraphInterrupt(error)) return "success";
     // A resume `strict_resume` refused is the caller's mistake, told in the event, not a fault.
     if (!(error instanceof Error && error.name === "UnknownInterruptError")) report(error);
     run.push("error", wireJson(runErrorEvent(error)));
     return "error";
+  } finally {
+    run.draining.signal.removeEventListener("abort", drain);
   }
 }

@@ -18,6 +18,7 @@ import {
   refuseUnknownKeys,
 } from "../validation";
 import { useEnglishMessages } from "../zod-locale";
+import { isRunCoordination, type RunCoordination } from "./coordination";
 import { type AgentServerCors, corsSchema } from "./cors";
 import { type GraphLike, isGraphLike } from "./graphs";
 import { DEFAULT_MAX_BODY_BYTES } from "./http";
@@ -111,9 +112,26 @@ export interface AgentServerOptions extends StudioClientOptions {
    * (the LangGraph Platform's cadence).
    */
   heartbeatIntervalMs?: number | undefined;
+  /**
+   * Coordinates runs with the other instances serving the same threads (behind a load balancer,
+   * on a serverless host): `redisCoordination({ url })` from `langchain-studio/server/redis`.
+   * Default: runs are coordinated in this process alone (see `docs/deployment.md`).
+   */
+  coordination?: RunCoordination | undefined;
 }
 
-export type AgentServerHandler = (request: Request) => Promise<Response>;
+/** The handler, with what a process does when it stops (`docs/deployment.md`). */
+export interface AgentServerHandler {
+  (request: Request): Promise<Response>;
+  /**
+   * Stops taking runs (new ones are a 503) and hands the running ones to another instance at
+   * their next superstep boundary, their checkpoints saved (with `coordination`), or waits for
+   * them to end (without). Resolves once no run is left in this process. Call it on `SIGTERM`.
+   */
+  drain(): Promise<void>;
+  /** Disconnects from the coordination backend (after `drain`). */
+  close(): Promise<void>;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -220,6 +238,13 @@ const serverFieldsSchema = z.object({
   heartbeatIntervalMs: z._default(
     integerAtLeast(0, "must be an integer of at least 0 (milliseconds; 0: none)", describeValue),
     DEFAULT_HEARTBEAT_INTERVAL_MS,
+  ),
+  coordination: z.optional(
+    z.custom<RunCoordination>(isRunCoordination, {
+      error:
+        "must be a coordination backend, e.g. redisCoordination({ url }) from " +
+        "langchain-studio/server/redis",
+    }),
   ),
 });
 

@@ -35,6 +35,15 @@
  * 8. A run's owner check costs no call for a thread this process knows (its owner never
  *    changes), so a thread another process deleted may still run here; its record is then gone
  *    when the run saves, and the checkpoints the run wrote are deleted with it.
+ * 10. With a coordination backend (`coordination.ts`), rules 1 and 2 hold across instances: a
+ *    run is admitted by the backend (atomically, in its order), waits until it is its thread's
+ *    head and holds the thread's lease, and ends by releasing it; a cancel, an interrupt and a
+ *    DELETE reach the thread's runs wherever they run. A run whose instance dies is taken over by
+ *    another (`takeOver`) from its last checkpoint, or from its input when it stored none.
+ * 11. `drain()` refuses new runs (503), stops the running graphs at their next superstep
+ *    boundary with their checkpoint saved, and hands them (and the runs waiting here) to another
+ *    instance; a reader of one of them here goes on reading it from the backend. Without a
+ *    backend there is no other instance: `drain()` waits for the runs to end.
  * 9. A stateless run (`POST /runs/...`) runs on a thread of its own that, unless it asked
  *    `on_completion: "keep"`, is deleted when the run ends and before its `done`: a `wait` that
  *    answers finds the thread gone, never half deleted (one cancelled while it waits ends at once,
@@ -43,6 +52,7 @@
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { KeyedSerialQueue } from "../threads/serial-queue";
+import type { RunCoordination, SharedRun } from "./coordination";
 import { executeRun } from "./execute";
 import type { RunnableGraph, StateSnapshotLike } from "./graphs";
 import { HttpProblem } from "./http";
@@ -72,6 +82,15 @@ export interface LifecycleParts {
   sealed?: boolean | undefined;
   /** Deletes the thread's checkpoints (the owner's checkpointer). */
   deleteCheckpoints(threadId: string, owner: string): Promise<void>;
+  /** Told of a failure no request sees (the coordination backend's). */
+  report?: ((error: unknown) => void) | undefined;
+  /** Runs shared with other instances (rule 10); none: runs are this process's alone. */
+  coordination?: RunCoordination | undefined;
+  /**
+   * The run request of a run taken over from another instance (its graph as its owner runs it);
+   * undefined when this server has no such graph.
+   */
+  requestFor?: ((shared: SharedRun) => Promise<RunRequest | undefined>) | undefined;
 }
 
 export interface RunRequest {
@@ -103,9 +122,65 @@ const SAVE_FAILED = JSON.stringify({
 export class RunLifecycle {
   readonly #parts: LifecycleParts;
   readonly #records = new KeyedSerialQueue();
+  #draining = false;
 
   constructor(parts: LifecycleParts) {
     this.#parts = parts;
+    parts.coordination?.attach({
+      cancelLocal: (runId) => parts.runs.byId(runId)?.cancel(),
+      takeOver: (shared) => this.#takeOver(shared),
+      report: (error) => parts.report?.(error),
+    });
+  }
+
+  /**
+   * Admits a run (`submit`), across instances when the server has a coordination backend (rule
+   * 10): then a 409 under "reject" comes from whichever instance runs the thread, and a 503 when
+   * the backend cannot be reached or this instance drains.
+   */
+  async admit(request: RunRequest): Promise<RunRecord> {
+    const shared = this.#parts.coordination;
+    if (this.#draining) throw drainingProblem();
+    if (!shared) return this.submit(request);
+    const { runs, guard } = this.#parts;
+    const { threadId, body } = request;
+    if (guard.forbidden(threadId)) {
+      throw new HttpProblem(
+        409,
+        "Conflict",
+        `Thread ${threadId} is being deleted; start a new one`,
+      );
+    }
+    const delayMs = (body.after_seconds ?? 0) * 1000;
+    const run = newRun(request, body.multitask_strategy ?? "reject", true);
+    const { ahead } = await shared.admit(run, sharedRun(request));
+    if (!ahead && delayMs === 0) run.begin();
+    this.#share(run);
+    runs.start(run);
+    void this.#driveShared(run, request, delayMs);
+    return run;
+  }
+
+  /**
+   * Rule 11: stops taking runs and hands this instance's runs to another (with a backend), or
+   * waits for them to end (without one). Resolves once none is left here.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    const shared = this.#parts.coordination;
+    if (!shared) {
+      await Promise.all(this.#parts.runs.allLive().map((run) => run.done));
+      return;
+    }
+    shared.stopTakingOver();
+    const live = this.#parts.runs.allLive();
+    for (const run of live) run.draining.abort();
+    await Promise.all(live.map((run) => run.done));
+  }
+
+  /** Stops the backend (after `drain`). */
+  async close(): Promise<void> {
+    await this.#parts.coordination?.close();
   }
 
   /** True while a run of the thread is live in this process. */
@@ -142,15 +217,7 @@ export class RunLifecycle {
       for (const run of ahead) run.cancel();
     }
     const delayMs = (body.after_seconds ?? 0) * 1000;
-    const run = new RunRecord({
-      threadId,
-      assistantId: body.assistant_id,
-      metadata: body.metadata ?? {},
-      multitaskStrategy: strategy,
-      resumable: body.stream_resumable === true,
-      pending: last !== undefined || delayMs > 0,
-      kwargs: { input: body.input ?? null, command: body.command ?? null },
-    });
+    const run = newRun(request, strategy, last !== undefined || delayMs > 0);
     const aheadTurn = last?.turn;
     run.turn = Promise.all([aheadTurn, run.done]).then(() => {});
     runs.start(run);
@@ -189,12 +256,15 @@ export class RunLifecycle {
    * thread takes runs again.
    */
   async delete(threadId: string, owner = ""): Promise<void> {
-    const { runs, guard, records, deleteCheckpoints } = this.#parts;
+    const { runs, guard, records, deleteCheckpoints, coordination } = this.#parts;
     guard.forbid(threadId);
     const live = runs.live(threadId);
     for (const run of live) run.cancel();
     runs.dropThread(threadId);
     try {
+      // Runs of the thread on other instances: cancelled there (rule 10); their checkpointer
+      // refuses to recreate the thread after this delete (rule 3).
+      await coordination?.cancelThread(threadId);
       await Promise.all(live.map((run) => run.done));
       await guard.settled(threadId);
       await deleteCheckpoints(threadId, owner);
@@ -241,6 +311,91 @@ export class RunLifecycle {
       if (request.temporary) await this.#discard(run, request);
       run.end(status);
     }
+  }
+
+  /** Shares the run's events and checkpoints through the backend (rule 10). */
+  #share(run: RunRecord): void {
+    const shared = this.#parts.coordination;
+    if (!shared) return;
+    run.onEvent = (event) => shared.event(run, event);
+    run.onCheckpoint = (id) => shared.checkpoint(run, id);
+  }
+
+  /**
+   * The task that drives a run shared with other instances (rule 10): as `#drive`, but its turn
+   * comes from the backend, and a run drained (rule 11), lost to another instance or taken by
+   * one before it started is handed off rather than ended.
+   */
+  async #driveShared(run: RunRecord, request: RunRequest, delayMs: number, leased = false) {
+    const shared = this.#parts.coordination!;
+    let status: RunStatus = "interrupted";
+    let handedOff = false;
+    try {
+      await untilOrAborted(delayMs, run.controller.signal);
+      if (!leased) {
+        const turn = await shared.turn(run);
+        if ("elsewhere" in turn) {
+          handedOff = true;
+          return;
+        }
+        if ("cancelled" in turn) return;
+      }
+      if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
+      run.begin();
+      if (!(await this.#startsFromReadable(run, request))) {
+        status = "error";
+        return;
+      }
+      status = await (
+        request.execute?.(run) ??
+        executeRun(request.graph, run, request.body, request.userId, request.report)
+      ).catch((error: unknown) => {
+        request.report(error);
+        return "error" as const;
+      });
+      if (run.drained || shared.lost(run.run_id)) {
+        handedOff = true;
+        return;
+      }
+      if (this.#parts.guard.forbidden(run.thread_id)) return;
+      if (!request.temporary) status = await this.#save(run, status, request);
+    } catch (error) {
+      request.report(error);
+      status = "error";
+    } finally {
+      if (request.temporary && !handedOff) await this.#discard(run, request);
+      if (handedOff) run.handOff();
+      else run.end(status);
+      await shared.end(run, { handedOff }).catch(request.report);
+    }
+  }
+
+  /** Runs here a run whose instance died or drained (rule 10), its lease already taken. */
+  async #takeOver(shared: SharedRun): Promise<RunRecord | undefined> {
+    if (this.#draining) return undefined;
+    const request = await this.#parts.requestFor?.(shared);
+    if (!request) return undefined;
+    const stored = shared.run;
+    const run = new RunRecord({
+      threadId: request.threadId,
+      assistantId: request.body.assistant_id,
+      metadata: request.body.metadata ?? {},
+      multitaskStrategy: String(stored.multitask_strategy ?? "enqueue"),
+      resumable: request.body.stream_resumable === true,
+      kwargs: { input: request.body.input ?? null, command: request.body.command ?? null },
+      runId: String(stored.run_id),
+      createdAt: typeof stored.created_at === "string" ? stored.created_at : undefined,
+      firstSeq: shared.nextSeq,
+    });
+    // Past its first checkpoint the run goes on from the last one (LangGraph resumes a thread
+    // given no input); before it, nothing of it was stored, so it starts from its input.
+    const body = shared.checkpointed
+      ? { ...request.body, input: null, command: undefined, checkpoint_id: undefined }
+      : request.body;
+    this.#share(run);
+    this.#parts.runs.start(run);
+    void this.#driveShared(run, { ...request, body }, 0, true);
+    return run;
   }
 
   /** Rule 7: false (after an `error` event naming it) when the named checkpoint is gone. */
@@ -328,6 +483,41 @@ export class RunLifecycle {
     run.push("error", SAVE_FAILED);
     return "error";
   }
+}
+
+/** A new run record for `request` (pending: it waits for runs ahead, or for its delay). */
+function newRun(request: RunRequest, strategy: string, pending: boolean): RunRecord {
+  const { body } = request;
+  return new RunRecord({
+    threadId: request.threadId,
+    assistantId: body.assistant_id,
+    metadata: body.metadata ?? {},
+    multitaskStrategy: strategy,
+    resumable: body.stream_resumable === true,
+    pending,
+    kwargs: { input: body.input ?? null, command: body.command ?? null },
+  });
+}
+
+/** What the backend keeps of a run so that another instance can show it and take it over. */
+function sharedRun(request: RunRequest): SharedRun {
+  return {
+    run: {},
+    owner: request.owner,
+    userId: request.userId,
+    body: request.body,
+    checkpointed: false,
+    nextSeq: 0,
+  };
+}
+
+function drainingProblem(): HttpProblem {
+  return new HttpProblem(
+    503,
+    "Service Unavailable",
+    "This server is shutting down and takes no new runs; send the run again (another instance " +
+      "takes it)",
+  );
 }
 
 /** Resolves after `ms` (at once for none), or as soon as `signal` aborts. */

@@ -3,8 +3,9 @@
  * asks for `run_id`, `kwargs`, `created_at`, `multitask_strategy`): each run cut to those fields.
  * A field a run does not have is a 422 naming it, not an empty answer.
  */
+
+import type { RunHandle } from "./coordination";
 import { HttpProblem } from "./http";
-import type { RunRecord } from "./runs";
 
 const RUN_FIELDS = [
   "run_id",
@@ -19,7 +20,7 @@ const RUN_FIELDS = [
 ] as const;
 
 export function selectRunFields(
-  runs: readonly RunRecord[],
+  runs: readonly RunHandle[],
   select: string | string[] | undefined,
 ): unknown[] {
   if (select === undefined) return [...runs];

@@ -85,7 +85,7 @@ export async function startRun(
   const threadId = "param" in thread ? await runThread(ctx, owner, thread.param, body) : thread.id;
   const { graph, checkpointer } = await requireAssistant(ctx, owner, body);
   await requireStartCheckpoint(checkpointer, threadId, body);
-  return ctx.lifecycle.submit({
+  return ctx.lifecycle.admit({
     owner,
     threadId,
     graph,

@@ -7,7 +7,7 @@
  * white space before the value), so a proxy does not close a wait idle while the model thinks.
  */
 
-import type { RunRecord } from "./runs";
+import type { RunHandle } from "./coordination";
 import type { HeartbeatTimer } from "./sse";
 import { intervalTimer } from "./sse";
 import { wireJson } from "./wire";
@@ -30,7 +30,7 @@ const UNREADABLE =
 
 /** The JSON text of what a wait for `run` answers, once it has ended. */
 export async function finalValues(
-  run: RunRecord,
+  run: RunHandle,
   stateValues?: () => Promise<unknown>,
 ): Promise<string> {
   await run.done;
@@ -39,7 +39,7 @@ export async function finalValues(
   return stateValues ? wireJson(await stateValues()) : "null";
 }
 
-export function waitResponse(run: RunRecord, options: WaitOptions): Response {
+export function waitResponse(run: RunHandle, options: WaitOptions): Response {
   const encoder = new TextEncoder();
   let stop = () => {};
   let cancelled = false;

@@ -41,6 +41,13 @@ export class RunRecord {
   readonly resumable: boolean;
   readonly controller = new AbortController();
   /**
+   * Aborted when the server drains: a running graph stops at its next superstep boundary (its
+   * checkpoint saved) and a run not started yet stops waiting, both to go on in another instance.
+   */
+  readonly draining = new AbortController();
+  /** True once the graph stopped for a drain (LangGraph's `GraphDrained`), not at its end. */
+  drained = false;
+  /**
    * Resolves when this run and every run of its thread admitted before it have ended: what the
    * next run waits for (rule 1 of `run-lifecycle.ts`). Not `done`: a pending run cancelled ends at
    * once, while the runs ahead of it may still be going.
@@ -57,6 +64,12 @@ export class RunRecord {
   #bytes = 0;
   #dropped = false;
   #ended = false;
+  #handedOff = false;
+  /** The number of the first event kept here (a run taken over goes on numbering). */
+  readonly #firstSeq: number;
+  /** Told of each event and root checkpoint (a coordination backend shares them). */
+  onEvent: ((event: RunEvent) => void) | undefined;
+  onCheckpoint: ((checkpointId: string) => void) | undefined;
   #wake: (() => void)[] = [];
   readonly #done: Promise<void>;
   #resolveDone!: () => void;
@@ -71,11 +84,16 @@ export class RunRecord {
     pending?: boolean;
     /** The request's `input` and `command`, listed while the run has not ended. */
     kwargs?: Record<string, unknown>;
+    /** A run taken over from another instance: its id, creation time and next event number. */
+    runId?: string;
+    createdAt?: string;
+    firstSeq?: number;
   }) {
-    this.run_id = crypto.randomUUID();
+    this.run_id = init.runId ?? crypto.randomUUID();
     this.thread_id = init.threadId;
     this.assistant_id = init.assistantId;
-    this.created_at = new Date().toISOString();
+    this.created_at = init.createdAt ?? new Date().toISOString();
+    this.#firstSeq = init.firstSeq ?? 0;
     this.updated_at = this.created_at;
     this.metadata = init.metadata;
     this.multitask_strategy = init.multitaskStrategy;
@@ -100,7 +118,9 @@ export class RunRecord {
 
   /** The run wrote this root checkpoint now: a join from it replays what comes after. */
   markCheckpoint(id: string): void {
-    if (!this.#ended) this.#checkpoints.set(id, this.#events.length);
+    if (this.#ended) return;
+    this.#checkpoints.set(id, this.#firstSeq + this.#events.length);
+    this.onCheckpoint?.(id);
   }
 
   /**
@@ -124,6 +144,28 @@ export class RunRecord {
 
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /** True when the run stopped here to go on in another instance (drain): not its end. */
+  get handedOff(): boolean {
+    return this.#handedOff;
+  }
+
+  /** The number of this run's first event kept here (0 but for a run taken over). */
+  get firstSeq(): number {
+    return this.#firstSeq;
+  }
+
+  /** The number the next event gets. */
+  get nextSeq(): number {
+    return this.#firstSeq + this.#events.length;
+  }
+
+  /** Ends the run here without ending it: another instance goes on with it. */
+  handOff(): void {
+    if (this.#ended) return;
+    this.#handedOff = true;
+    this.end(this.status);
   }
 
   /** Resolves when the run has ended (whatever its status). */
@@ -152,8 +194,10 @@ export class RunRecord {
     if (this.#ended) return;
     if (event === "values") this.#lastValues = data;
     else if (event === "error") this.#error = data;
-    this.#events.push({ id: String(this.#events.length), event, data });
+    const pushed = { id: String(this.#firstSeq + this.#events.length), event, data };
+    this.#events.push(pushed);
     this.#bytes += event.length + data.length;
+    this.onEvent?.(pushed);
     this.#notify();
   }
 
@@ -191,7 +235,7 @@ export class RunRecord {
   follow(lastEventId?: string): AsyncGenerator<RunEvent> {
     let next = lastEventId === undefined ? 0 : Number.parseInt(lastEventId, 10) + 1;
     if (!Number.isFinite(next) || next < 0) next = 0;
-    return this.#read(this.#events, next);
+    return this.#read(this.#events, Math.max(0, next - this.#firstSeq));
   }
 
   async *#read(events: RunEvent[], from: number): AsyncGenerator<RunEvent> {
@@ -276,6 +320,11 @@ export class RunRegistry {
   /** The thread's runs that have not ended, oldest first. */
   live(threadId: string): RunRecord[] {
     return [...(this.#live.get(threadId) ?? [])];
+  }
+
+  /** Every run of this process that has not ended. */
+  allLive(): RunRecord[] {
+    return [...this.#live.values()].flatMap((runs) => [...runs]);
   }
 
   /** Threads with a run in this process (their status is "busy"). */

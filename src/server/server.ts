@@ -24,7 +24,9 @@ import { threadCopyRoutes } from "./routes/thread-copies";
 import { threadCountRoutes } from "./routes/thread-search";
 import { threadStateRoutes } from "./routes/thread-state";
 import { threadRoutes } from "./routes/threads";
+import { RunDirectory } from "./run-directory";
 import { RunLifecycle } from "./run-lifecycle";
+import { takenOverRequest } from "./run-takeover";
 import { RunRegistry } from "./runs";
 import { ServiceAssistants } from "./service-assistants";
 import { storeAccess } from "./store-access";
@@ -58,9 +60,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     keyRing,
     guard: guard.wrap,
   });
+  const coordination = settings.coordination;
+  // Failures no request sees (the backend's, a run taken over) name where they happened.
+  const internal = (path: string) => new Request(`http://agent-server.internal${path}`);
   const ctx: ServerContext = {
     records,
     runs,
+    directory: new RunDirectory(runs, coordination),
     lifecycle: new RunLifecycle({
       records,
       runs,
@@ -68,6 +74,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       sealed: keyRing !== undefined,
       deleteCheckpoints: async (threadId, owner) =>
         (await forUser(owner)).checkpointer.deleteThread(threadId),
+      coordination,
+      report: (error) => report(onError, error, internal("/coordination")),
+      requestFor: (shared) => takenOverRequest(ctx, shared, internal),
     }),
     graphs: shared.graphs,
     userGraphs: forUser,
@@ -121,5 +130,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return unexpected(error);
     }
   };
-  return withCors(settings.cors, handler, ctx.report);
+  return Object.assign(withCors(settings.cors, handler, ctx.report), {
+    drain: () => ctx.lifecycle.drain(),
+    close: () => ctx.lifecycle.close(),
+  });
 }

@@ -11,7 +11,7 @@
  * calls `onDisconnect` (which cancels the run, or not, as the request's `on_disconnect` says).
  */
 import { sseFrame } from "./http";
-import type { RunEvent, RunRecord } from "./runs";
+import type { RunEvent } from "./runs";
 
 /**
  * The interval between heartbeats unless told otherwise: 5 s, the LangGraph Platform's cadence,
@@ -120,11 +120,11 @@ async function* eventFrames<E extends StreamEvent>(
 }
 
 export function runEventsResponse(
-  run: RunRecord,
+  events: AsyncGenerator<RunEvent>,
   location: string,
   options: RunEventsOptions,
 ): Response {
-  return sseResponse(eventFrames(run.follow(options.lastEventId), options.keep), {
+  return sseResponse(eventFrames(events, options.keep), {
     heartbeatMs: options.heartbeatMs,
     timer: options.timer,
     headers: { "Content-Location": location },

@@ -5,22 +5,22 @@
  * A run goes on whoever reads it; its rules are the run lifecycle's (`run-lifecycle.ts`).
  */
 import { ownThread, type ServerContext } from "../context";
+import type { RunHandle } from "../coordination";
 import { HttpProblem, json, noContent, notFound } from "../http";
 import { parseQuery, RunStreamQuerySchema } from "../requests";
 import { type RouteEntry, route } from "../router";
 import { readRunAsk, startRun } from "../run-start";
 import { waitResponse } from "../run-wait";
-import type { RunRecord } from "../runs";
 
 export function backgroundRunRoutes(ctx: ServerContext): RouteEntry[] {
-  const location = (run: RunRecord) => `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
+  const location = (run: RunHandle) => `${ctx.prefix}/threads/${run.thread_id}/runs/${run.run_id}`;
   /** The values of the thread the run ran on, as its graph reads them for `owner`. */
-  const stateValues = (owner: string, run: RunRecord) => async () => {
+  const stateValues = (owner: string, run: RunHandle) => async () => {
     const graph = (await ctx.userGraphs(owner)).graphs.get(run.assistant_id);
     if (!graph) return null;
     return (await graph.getState({ configurable: { thread_id: run.thread_id } })).values ?? null;
   };
-  const wait = (request: Request, owner: string, run: RunRecord, cancel: boolean) =>
+  const wait = (request: Request, owner: string, run: RunHandle, cancel: boolean) =>
     waitResponse(run, {
       location: location(run),
       heartbeatMs: ctx.heartbeatMs,
@@ -43,15 +43,15 @@ export function backgroundRunRoutes(ctx: ServerContext): RouteEntry[] {
     route("GET", "/threads/:thread_id/runs/:run_id/join", async (request, owner, p, url) => {
       const { cancel_on_disconnect } = parseQuery(RunStreamQuerySchema, url);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const run = ctx.runs.get(stored.view.thread_id, p.run_id ?? "");
+      const run = await ctx.directory.get(stored.view.thread_id, p.run_id ?? "");
       if (!run) return notFound(`Run ${p.run_id}`);
       return wait(request, owner, run, cancel_on_disconnect);
     }),
     route("DELETE", "/threads/:thread_id/runs/:run_id", async (_r, owner, p) => {
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const run = ctx.runs.get(stored.view.thread_id, p.run_id ?? "");
+      const run = await ctx.directory.get(stored.view.thread_id, p.run_id ?? "");
       if (!run) return notFound(`Run ${p.run_id}`);
-      if (!ctx.runs.delete(run)) {
+      if (!(await ctx.directory.delete(run))) {
         throw new HttpProblem(
           409,
           "Conflict",

@@ -35,19 +35,19 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
       const { select } = parseListQuery(RunListSelectQuerySchema, url);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
       const offset = query.offset ?? 0;
-      const found = ctx.runs.list(stored.view.thread_id, query.status);
+      const found = await ctx.directory.list(stored.view.thread_id, query.status);
       return json(selectRunFields(found.slice(offset, offset + (query.limit ?? 10)), select));
     }),
     route("GET", "/threads/:thread_id/runs/:run_id", async (_r, owner, p) => {
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const run = ctx.runs.get(stored.view.thread_id, p.run_id ?? "");
+      const run = await ctx.directory.get(stored.view.thread_id, p.run_id ?? "");
       return run ? json(run) : notFound(`Run ${p.run_id}`);
     }),
     route("GET", "/threads/:thread_id/runs/:run_id/stream", async (request, owner, p, url) => {
       const query = parseListQuery(RunStreamQuerySchema, url);
       const keep = eventFilter(query);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const run = ctx.runs.get(stored.view.thread_id, p.run_id ?? "");
+      const run = await ctx.directory.get(stored.view.thread_id, p.run_id ?? "");
       // A finished run whose events were dropped for the memory budget: nothing left to join.
       if (!run || run.eventsDropped) return notFound(`Run ${p.run_id}`);
       const lastEventId = request.headers.get("Last-Event-ID") || undefined;
@@ -70,7 +70,7 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
         );
       }
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      const run = ctx.runs.get(stored.view.thread_id, p.run_id ?? "");
+      const run = await ctx.directory.get(stored.view.thread_id, p.run_id ?? "");
       if (!run) return notFound(`Run ${p.run_id}`);
       if (action === "rollback") {
         // A pending run has written nothing: rolling it back is forgetting it. A running one's
@@ -84,7 +84,9 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
           );
         }
         run.cancel();
-        ctx.runs.delete(run);
+        // Ends at once here; elsewhere once its instance hears of the cancel.
+        await run.done;
+        await ctx.directory.delete(run);
         return noContent();
       }
       run.cancel();

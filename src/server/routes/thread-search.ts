@@ -2,7 +2,7 @@
  * The search's checks that need more than the schema, and `POST /threads/count` (the search's
  * filters, answered with how many threads match).
  */
-import { readBody, type ServerContext, shown } from "../context";
+import { readBody, type ServerContext, shownAll } from "../context";
 import { HttpProblem, json } from "../http";
 import { parseBody, ThreadCountSchema } from "../requests";
 import { type RouteEntry, route } from "../router";
@@ -44,7 +44,7 @@ export function threadCountRoutes(ctx: ServerContext): RouteEntry[] {
     route("POST", "/threads/count", async (request, owner) => {
       const body = parseBody(ThreadCountSchema, await readBody(ctx, request));
       refuseValuesFilter(body.values);
-      const all = (await ctx.records.list(owner)).map((view) => shown(ctx, view));
+      const all = await shownAll(ctx, await ctx.records.list(owner));
       const { total } = searchThreads(all, {
         metadata: body.metadata ?? undefined,
         status: body.status ?? undefined,

@@ -73,7 +73,7 @@ export function threadStateRoutes(ctx: ServerContext): RouteEntry[] {
             "or run it first",
         );
       }
-      if (ctx.lifecycle.isBusy(threadId)) {
+      if ((await ctx.directory.busy([threadId])).has(threadId)) {
         throw new HttpProblem(
           409,
           "Conflict",

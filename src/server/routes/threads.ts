@@ -3,7 +3,15 @@
  * thread's record changes and its delete go through the run lifecycle (`run-lifecycle.ts`),
  * which orders them against the thread's runs.
  */
-import { graphOf, ownThread, readBody, type ServerContext, shown, threadIdOf } from "../context";
+import {
+  graphOf,
+  ownThread,
+  readBody,
+  type ServerContext,
+  shown,
+  shownAll,
+  threadIdOf,
+} from "../context";
 import { HttpProblem, json, noContent } from "../http";
 import {
   HistorySchema,
@@ -65,7 +73,7 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
       const body = parseBody(ThreadSearchSchema, await readBody(ctx, request));
       refuseValuesFilter(body.values);
       const extract = extractPaths(body.extract);
-      const all = (await ctx.records.list(owner)).map((view) => shown(ctx, view));
+      const all = await shownAll(ctx, await ctx.records.list(owner));
       const { page, total } = searchThreads(all, {
         ids: body.ids ?? undefined,
         metadata: body.metadata ?? undefined,
@@ -83,7 +91,7 @@ export function threadRoutes(ctx: ServerContext): RouteEntry[] {
       );
     }),
     route("GET", "/threads/:thread_id", async (_r, owner, p) =>
-      json(shown(ctx, (await ownThread(ctx, owner, p.thread_id ?? "")).view)),
+      json((await shownAll(ctx, [(await ownThread(ctx, owner, p.thread_id ?? "")).view]))[0]),
     ),
     route("PATCH", "/threads/:thread_id", async (request, owner, p) => {
       const body = parseBody(ThreadPatchSchema, await readBody(ctx, request));

@@ -101,7 +101,7 @@ export async function startRun(
   if (options.resumes || log.live === 0) log.clear();
   const userId = ctx.auth ? owner : undefined;
   const end: RunEnd = {};
-  const run = ctx.lifecycle.submit({
+  const run = await ctx.lifecycle.admit({
     owner,
     threadId,
     graph,

@@ -9,7 +9,11 @@ import { createEmbedServer, type ThreadSaver } from "@langchain/langgraph-api/ex
 import { Client } from "@langchain/langgraph-sdk";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
-import { type AgentServerOptions, createAgentServer } from "../../../src/server";
+import {
+  type AgentServerHandler,
+  type AgentServerOptions,
+  createAgentServer,
+} from "../../../src/server";
 import { agentGraph, approvalGraph, echoGraph, nestedGraph, whoamiGraph } from "./graphs";
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -63,7 +67,7 @@ export interface EmulatorAddress {
 export function studioServer(
   emulator: EmulatorAddress,
   extra: Partial<AgentServerOptions> = {},
-): { handler: Handler; client: StudioClient; calls: { count: number } } {
+): { handler: AgentServerHandler; client: StudioClient; calls: { count: number } } {
   const calls = { count: 0 };
   const client = new StudioClient({
     baseUrl: emulator.baseUrl,

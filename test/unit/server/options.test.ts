@@ -65,7 +65,7 @@ describe("createAgentServer options", () => {
     expect(refusal({ ...base, zzz: 1 }).message).toBe(
       "Invalid zzz: is not a createAgentServer option (known: graphs, checkpointer, store, auth, " +
         "basePath, onError, maxBodyBytes, maxJsonDepth, maxInputBytes, keyRing, tenant, cors, " +
-        "storeNamespaces, assistants, heartbeatIntervalMs, client, and the client options)",
+        "storeNamespaces, assistants, heartbeatIntervalMs, coordination, client, and the client options)",
     );
   });
 

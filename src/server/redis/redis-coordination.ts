@@ -1,0 +1,688 @@
+/**
+ * Runs coordinated across instances through one Redis (`coordination.ts` says what for). What
+ * each operation costs in Redis commands is in `docs/deployment.md`; the atomic parts are the
+ * scripts of `scripts.ts`. Three connections per instance: commands, pub/sub (cancels and
+ * wake-ups), and one more per stream read from another instance (a blocking `XREAD`).
+ */
+import { StudioError } from "../../errors";
+import type {
+  CoordinationHooks,
+  RunCoordination,
+  RunHandle,
+  SharedRun,
+  Turn,
+} from "../coordination";
+import { HttpProblem } from "../http";
+import type { RunEvent, RunRecord } from "../runs";
+import { hashOf, type RedisClientLike, Scripts } from "./connection";
+import { END_ENTRY, entryId, RedisKeys, resumeAfter } from "./keys";
+import { RemoteRun } from "./remote-run";
+import { ACQUIRE, ADMIT, APPEND, END, RENEW, TAKE_OVER } from "./scripts";
+
+export interface RedisCoordinationSettings {
+  /** The client whose settings the backend's connections copy (built when first needed). */
+  base: () => Promise<RedisClientLike>;
+  keyPrefix: string;
+  instanceId: string;
+  leaseMs: number;
+  maxBackgroundRuns: number;
+  eventTtlSeconds: number;
+  recordTtlSeconds: number;
+  maxEventsPerRun: number;
+}
+
+/** Runs kept in a thread's run list (the oldest go first). */
+const RUNS_KEPT = 100;
+/** How long an admission may wait for Redis before it is a 503. */
+const ADMIT_TIMEOUT_MS = 3_000;
+/** The largest entry id a run's events have: reading after it waits for the end marker only. */
+const AFTER_ALL_EVENTS = "0-18446744073709551615";
+
+interface Lease {
+  threadId: string;
+  value: string;
+  timer: ReturnType<typeof setInterval>;
+}
+
+export class RedisCoordination implements RunCoordination {
+  readonly #settings: RedisCoordinationSettings;
+  readonly #keys: RedisKeys;
+  // Set by `#connect`, which every entry point awaits before it uses them.
+  #cmd!: RedisClientLike;
+  #sub!: RedisClientLike;
+  #scripts!: Scripts;
+  #connected: Promise<void> | undefined;
+  #hooks: CoordinationHooks | undefined;
+  /** Runs of this instance that have not ended, by id. */
+  readonly #local = new Map<string, RunRecord>();
+  readonly #leases = new Map<string, Lease>();
+  readonly #lost = new Set<string>();
+  /** Runs waiting for their turn, by thread: each is tried again when the thread's head changes. */
+  readonly #waiting = new Map<string, Set<() => void>>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
+  #sweeping = false;
+  #takingOver = true;
+  #takenOver = 0;
+  #closed = false;
+  #down = false;
+
+  constructor(settings: RedisCoordinationSettings) {
+    this.#settings = settings;
+    this.#keys = new RedisKeys(settings.keyPrefix);
+  }
+
+  get instanceId(): string {
+    return this.#settings.instanceId;
+  }
+
+  attach(hooks: CoordinationHooks): void {
+    this.#hooks = hooks;
+    void this.#connect().catch((error: unknown) => this.#outage(error));
+    const every = Math.max(50, Math.floor(this.#settings.leaseMs / 2));
+    this.#sweeper = setInterval(() => void this.#sweep(), every);
+    unref(this.#sweeper);
+  }
+
+  #connect(): Promise<void> {
+    this.#connected ??= (async () => {
+      const base = await this.#settings.base();
+      this.#cmd = base.duplicate({ RESP: 2 });
+      this.#sub = base.duplicate({ RESP: 2 });
+      this.#scripts = new Scripts(this.#cmd);
+      for (const client of [this.#cmd, this.#sub]) {
+        client.on("error", (error) => this.#outage(error));
+      }
+      await Promise.all([this.#cmd.connect(), this.#sub.connect()]);
+      await this.#sub.subscribe(this.#keys.cancelChannel, (runId) => {
+        this.#hooks?.cancelLocal(runId);
+      });
+      await this.#sub.subscribe(this.#keys.wakeChannel, (message) => {
+        const handoff = message.startsWith("handoff:");
+        this.#wake(handoff ? message.slice("handoff:".length) : message);
+        if (handoff) void this.#sweep();
+      });
+    })();
+    return this.#connected;
+  }
+
+  /** Reports the first error of an outage (node-redis reconnects by itself meanwhile). */
+  #outage(error: unknown): void {
+    if (this.#down || this.#closed) return;
+    this.#down = true;
+    this.#hooks?.report(
+      new StudioError("The run coordinator lost Redis; reconnecting", { cause: error }),
+    );
+  }
+
+  /** True once Redis answers again (clears the outage, so the next one is reported). */
+  #ready(): boolean {
+    const ready = this.#cmd?.isReady === true;
+    if (ready) this.#down = false;
+    return ready;
+  }
+
+  #unavailable(cause?: unknown): HttpProblem {
+    if (cause !== undefined) this.#hooks?.report(cause);
+    return new HttpProblem(
+      503,
+      "Service Unavailable",
+      "The server cannot start runs right now (its run coordinator is unreachable); try again " +
+        "in a moment",
+    );
+  }
+
+  async admit(run: RunRecord, shared: SharedRun): Promise<{ ahead: boolean }> {
+    await Promise.race([this.#connect(), delay(ADMIT_TIMEOUT_MS)]).catch(() => {});
+    if (!this.#ready()) throw this.#unavailable();
+    const k = this.#keys;
+    const threadId = run.thread_id;
+    let reply: [string, string];
+    try {
+      reply = await withTimeout(
+        this.#scripts.run<[string, string]>(
+          ADMIT,
+          [k.live(threadId), k.runs(threadId), k.run(run.run_id), k.due],
+          [
+            run.run_id,
+            run.multitask_strategy,
+            String(Date.parse(run.created_at)),
+            JSON.stringify(run.toJSON()),
+            JSON.stringify({ owner: shared.owner, userId: shared.userId, body: shared.body }),
+            k.cancelPrefix,
+            k.cancelChannel,
+            String(Date.now()),
+            String(this.#settings.leaseMs),
+            threadId,
+            String(RUNS_KEPT),
+          ],
+        ),
+        ADMIT_TIMEOUT_MS,
+      );
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    if (reply[0] === "busy") {
+      throw new HttpProblem(
+        409,
+        "Conflict",
+        `Thread ${threadId} is busy with run ${reply[1]}; wait, cancel it, or send ` +
+          `multitask_strategy "interrupt" or "enqueue"`,
+      );
+    }
+    this.#local.set(run.run_id, run);
+    return { ahead: Number(reply[1]) > 0 };
+  }
+
+  turn(run: RunRecord): Promise<Turn> {
+    const k = this.#keys;
+    const threadId = run.thread_id;
+    const signal = run.controller.signal;
+    const draining = run.draining.signal;
+    return new Promise<Turn>((resolve) => {
+      let settled = false;
+      let trying = false;
+      let again = false;
+      const waiters = this.#waiting.get(threadId) ?? new Set();
+      this.#waiting.set(threadId, waiters);
+      const poll = setInterval(() => attempt(), Math.max(50, this.#settings.leaseMs / 2));
+      unref(poll);
+      const finish = (turn: Turn) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(poll);
+        waiters.delete(attempt);
+        if (waiters.size === 0) this.#waiting.delete(threadId);
+        signal.removeEventListener("abort", onAbort);
+        draining.removeEventListener("abort", onDrain);
+        resolve(turn);
+      };
+      const onAbort = () => finish({ cancelled: true });
+      // Draining: the run stays in line for another instance, which starts it at its turn.
+      const onDrain = () => finish({ elsewhere: true });
+      // One attempt at a time: a second one would find this run's own lease and think it lost.
+      const attempt = (): void => {
+        if (settled) return;
+        if (trying) {
+          again = true;
+          return;
+        }
+        trying = true;
+        again = false;
+        const now = Date.now();
+        this.#scripts
+          .run<number>(
+            ACQUIRE,
+            [
+              k.live(threadId),
+              k.lease(threadId),
+              k.fence(threadId),
+              k.due,
+              k.cancel(run.run_id),
+              k.run(run.run_id),
+            ],
+            [
+              run.run_id,
+              this.instanceId,
+              String(this.#settings.leaseMs),
+              String(now),
+              threadId,
+              new Date(now).toISOString(),
+            ],
+          )
+          .then((fence) => {
+            if (settled) {
+              // Taken just as the wait ended (a cancel, a drain): given back at once.
+              if (fence > 0)
+                void this.#handBack(
+                  run.run_id,
+                  threadId,
+                  `${run.run_id}|${this.instanceId}|${fence}`,
+                );
+              return;
+            }
+            if (fence > 0) {
+              this.#hold(run.run_id, threadId, `${run.run_id}|${this.instanceId}|${fence}`);
+              finish({ fence });
+            } else if (fence === -1) finish({ cancelled: true });
+            else if (fence === -2) finish({ elsewhere: true });
+          })
+          // Redis unreachable: tried again at the next wake-up or poll.
+          .catch(() => {})
+          .finally(() => {
+            trying = false;
+            if (again) attempt();
+          });
+      };
+      if (signal.aborted) return finish({ cancelled: true });
+      if (draining.aborted) return finish({ elsewhere: true });
+      signal.addEventListener("abort", onAbort, { once: true });
+      draining.addEventListener("abort", onDrain, { once: true });
+      waiters.add(attempt);
+      attempt();
+    });
+  }
+
+  /** Frees a lease this instance took but will not use: due at once for another instance. */
+  async #handBack(runId: string, threadId: string, value: string): Promise<void> {
+    const k = this.#keys;
+    await this.#scripts
+      .run(
+        END,
+        [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
+        [runId, value, "", "", "", "", "1", "0", "0", "0", "0", threadId, k.wakeChannel, ""],
+      )
+      .catch((error: unknown) => this.#outage(error));
+  }
+
+  #wake(threadId: string): void {
+    for (const attempt of this.#waiting.get(threadId) ?? []) attempt();
+  }
+
+  /** Holds the thread's lease for `runId`, renewing it until the run ends here. */
+  #hold(runId: string, threadId: string, value: string): void {
+    const k = this.#keys;
+    const renew = () => {
+      this.#scripts
+        .run<number>(
+          RENEW,
+          [k.lease(threadId), k.due],
+          [value, String(this.#settings.leaseMs), String(Date.now()), threadId],
+        )
+        .then((held) => {
+          if (held !== 0 || !this.#leases.has(runId)) return;
+          // Another instance took the run over (this one was unreachable past the lease): it
+          // goes on there, so this one stops and writes nothing more.
+          this.#release(runId);
+          this.#lost.add(runId);
+          this.#local.get(runId)?.controller.abort();
+          this.#hooks?.report(
+            new StudioError(
+              `Run ${runId} lost its lease on thread ${threadId} to another instance; it goes ` +
+                "on there",
+            ),
+          );
+        })
+        // Unreachable: the run goes on; the lease is taken again once Redis answers (`RENEW`).
+        .catch(() => {});
+    };
+    const timer = setInterval(renew, Math.max(20, Math.floor(this.#settings.leaseMs / 3)));
+    unref(timer);
+    this.#leases.set(runId, { threadId, value, timer });
+  }
+
+  #release(runId: string): Lease | undefined {
+    const lease = this.#leases.get(runId);
+    if (lease) clearInterval(lease.timer);
+    this.#leases.delete(runId);
+    return lease;
+  }
+
+  lost(runId: string): boolean {
+    return this.#lost.has(runId);
+  }
+
+  event(run: RunRecord, event: RunEvent): void {
+    const lease = this.#leases.get(run.run_id);
+    if (!lease) return;
+    const k = this.#keys;
+    this.#scripts
+      .run(
+        APPEND,
+        [k.lease(run.thread_id), k.events(run.run_id)],
+        [
+          lease.value,
+          entryId(Number(event.id)),
+          event.event,
+          event.data,
+          String(this.#settings.maxEventsPerRun),
+        ],
+      )
+      .catch((error: unknown) => this.#outage(error));
+  }
+
+  checkpoint(run: RunRecord, checkpointId: string): void {
+    const seq = run.afterCheckpoint(checkpointId);
+    this.#cmd
+      .sendCommand([
+        "HSET",
+        this.#keys.run(run.run_id),
+        `cp:${checkpointId}`,
+        String(Number(seq) + 1),
+        "checkpointed",
+        "1",
+      ])
+      .catch((error: unknown) => this.#outage(error));
+  }
+
+  async end(run: RunRecord, options: { handedOff?: boolean }): Promise<void> {
+    const lease = this.#release(run.run_id);
+    this.#local.delete(run.run_id);
+    if (this.#lost.delete(run.run_id)) return;
+    const k = this.#keys;
+    const threadId = run.thread_id;
+    const now = Date.now();
+    await this.#scripts.run(
+      END,
+      [k.live(threadId), k.lease(threadId), k.run(run.run_id), k.events(run.run_id), k.due],
+      [
+        run.run_id,
+        lease?.value ?? "",
+        run.status,
+        run.updated_at,
+        run.lastValues ?? "",
+        run.errorData ?? "",
+        options.handedOff ? "1" : "",
+        String(this.#settings.recordTtlSeconds),
+        String(this.#settings.eventTtlSeconds),
+        String(now),
+        String(this.#settings.leaseMs),
+        threadId,
+        k.wakeChannel,
+        JSON.stringify(run.toJSON()),
+      ],
+    );
+  }
+
+  async find(threadId: string, runId: string): Promise<RunHandle | undefined> {
+    await this.#connect();
+    const local = this.#local.get(runId);
+    if (local && local.thread_id === threadId && local.firstSeq === 0 && !local.handedOff) {
+      return local;
+    }
+    const [hash, stream] = await Promise.all([
+      this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]).then(hashOf),
+      this.#cmd.sendCommand<number>(["EXISTS", this.#keys.events(runId)]),
+    ]);
+    if (hash.thread !== threadId || !hash.run) return undefined;
+    return new RemoteRun(this, runId, hash, stream === 1);
+  }
+
+  async list(threadId: string, status?: string): Promise<RunHandle[]> {
+    await this.#connect();
+    const ids = await this.#cmd.sendCommand<string[]>([
+      "ZREVRANGE",
+      this.#keys.runs(threadId),
+      "0",
+      "-1",
+    ]);
+    const hashes = await Promise.all(
+      ids.map((id) => this.#cmd.sendCommand(["HGETALL", this.#keys.run(id)]).then(hashOf)),
+    );
+    const runs: RunHandle[] = [];
+    for (const [i, hash] of hashes.entries()) {
+      const id = ids[i] ?? "";
+      if (hash.thread !== threadId || !hash.run) continue;
+      const local = this.#local.get(id);
+      const run = local && local.firstSeq === 0 ? local : new RemoteRun(this, id, hash, true);
+      if (status === undefined || run.status === status) runs.push(run);
+    }
+    return runs;
+  }
+
+  async forget(threadId: string, runId: string): Promise<boolean> {
+    await this.#connect();
+    const hash = hashOf(await this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]));
+    if (hash.thread !== threadId) return true;
+    if (hash.ended !== "1") return false;
+    await Promise.all([
+      this.#cmd.sendCommand(["DEL", this.#keys.run(runId), this.#keys.events(runId)]),
+      this.#cmd.sendCommand(["ZREM", this.#keys.runs(threadId), runId]),
+    ]);
+    return true;
+  }
+
+  /** Cancels a run wherever it runs: one that has not started reads the mark at its turn. */
+  async cancel(runId: string): Promise<void> {
+    await this.#connect();
+    const k = this.#keys;
+    await Promise.all([
+      this.#cmd.sendCommand(["SET", k.cancel(runId), "1", "PX", "86400000"]),
+      this.#cmd.sendCommand(["PUBLISH", k.cancelChannel, runId]),
+    ]);
+  }
+
+  async cancelThread(threadId: string): Promise<void> {
+    await this.#connect();
+    const live = await this.#cmd.sendCommand<string[]>([
+      "LRANGE",
+      this.#keys.live(threadId),
+      "0",
+      "-1",
+    ]);
+    await Promise.all(live.map((runId) => this.cancel(runId)));
+  }
+
+  async busy(threadIds: readonly string[]): Promise<Set<string>> {
+    await this.#connect();
+    const lengths = await Promise.all(
+      threadIds.map((id) => this.#cmd.sendCommand<number>(["LLEN", this.#keys.live(id)])),
+    );
+    return new Set(threadIds.filter((_, i) => (lengths[i] ?? 0) > 0));
+  }
+
+  async *follow(runId: string, lastEventId?: string): AsyncGenerator<RunEvent> {
+    yield* this.#read(runId, resumeAfter(lastEventId));
+  }
+
+  /** Resolves when the run has ended (its end marker is in its events). */
+  async untilEnded(runId: string): Promise<void> {
+    for await (const _ of this.#read(runId, AFTER_ALL_EVENTS)) {
+      // Nothing comes before the end marker from here.
+    }
+  }
+
+  /** The run's record as stored now. */
+  async record(runId: string): Promise<Record<string, string>> {
+    await this.#connect();
+    return hashOf(await this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]));
+  }
+
+  /**
+   * The run's events after entry `after`, until its end marker, on a connection of its own (a
+   * blocking read holds it). A run whose record is gone (expired, forgotten) ends the read.
+   */
+  async *#read(runId: string, after: string): AsyncGenerator<RunEvent> {
+    await this.#connect();
+    const reader = this.#cmd.duplicate({ RESP: 2 });
+    reader.on("error", () => {});
+    const key = this.#keys.events(runId);
+    let from = after;
+    try {
+      await reader.connect();
+      while (!this.#closed) {
+        let reply: unknown;
+        try {
+          reply = await reader.sendCommand([
+            "XREAD",
+            "COUNT",
+            "256",
+            "BLOCK",
+            "2000",
+            "STREAMS",
+            key,
+            from,
+          ]);
+        } catch {
+          // Redis unreachable: read again from the same place once it answers.
+          await delay(200);
+          continue;
+        }
+        if (reply === null) {
+          const exists = await this.#cmd.sendCommand<number>(["EXISTS", this.#keys.run(runId)]);
+          if (exists === 0) return;
+          continue;
+        }
+        for (const [id, fields] of entriesOf(reply)) {
+          if (id === END_ENTRY) return;
+          from = id;
+          const seq = Number(id.slice(2)) - 1;
+          yield { id: String(seq), event: fields.e ?? "", data: fields.d ?? "null" };
+        }
+      }
+    } finally {
+      reader.destroy();
+    }
+  }
+
+  stopTakingOver(): void {
+    this.#takingOver = false;
+  }
+
+  /** Takes over threads whose head has no lease past its time (see `scripts.ts`). */
+  async #sweep(): Promise<void> {
+    if (this.#sweeping || !this.#takingOver || this.#closed || !this.#ready()) return;
+    this.#sweeping = true;
+    try {
+      const due = await this.#cmd.sendCommand<string[]>([
+        "ZRANGEBYSCORE",
+        this.#keys.due,
+        "-inf",
+        String(Date.now()),
+        "LIMIT",
+        "0",
+        "8",
+      ]);
+      for (const threadId of due) {
+        if (!this.#takingOver || this.#takenOver >= this.#settings.maxBackgroundRuns) break;
+        await this.#takeOver(threadId);
+      }
+    } catch (error) {
+      this.#outage(error);
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  async #takeOver(threadId: string): Promise<void> {
+    const k = this.#keys;
+    const now = Date.now();
+    const taken = await this.#scripts.run<string[] | null>(
+      TAKE_OVER,
+      [k.live(threadId), k.lease(threadId), k.fence(threadId), k.due],
+      [
+        threadId,
+        this.instanceId,
+        String(this.#settings.leaseMs),
+        String(now),
+        k.runPrefix,
+        k.cancelPrefix,
+        new Date(now).toISOString(),
+      ],
+    );
+    if (!taken) return;
+    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed] = taken;
+    const value = `${runId}|${this.instanceId}|${fence}`;
+    const shared = parseShared(sharedJson, runJson);
+    if (!shared || cancelled === "1") {
+      // A record gone (expired) or a run cancelled before anyone ran it: it ends here.
+      await this.#scripts.run(
+        END,
+        [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
+        [
+          runId,
+          value,
+          shared ? "interrupted" : "error",
+          new Date().toISOString(),
+          "",
+          "",
+          "",
+          String(this.#settings.recordTtlSeconds),
+          String(this.#settings.eventTtlSeconds),
+          String(Date.now()),
+          String(this.#settings.leaseMs),
+          threadId,
+          k.wakeChannel,
+          runJson || JSON.stringify({ run_id: runId, thread_id: threadId }),
+        ],
+      );
+      return;
+    }
+    shared.checkpointed = checkpointed === "1";
+    shared.nextSeq = await this.#nextSeq(runId);
+    this.#hold(runId, threadId, value);
+    const adopted = await this.#hooks
+      ?.takeOver(shared, Number(fence))
+      .catch((error: unknown) => this.#hooks?.report(error));
+    if (!adopted) {
+      this.#release(runId);
+      // Freed at once for another instance (this one drains, or has no such graph).
+      await this.#handBack(runId, threadId, value);
+      return;
+    }
+    this.#local.set(runId, adopted);
+    this.#takenOver++;
+    void adopted.done.then(() => {
+      this.#takenOver--;
+    });
+  }
+
+  /** The number the run's next event gets: after the last one stored. */
+  async #nextSeq(runId: string): Promise<number> {
+    const last = await this.#cmd.sendCommand<unknown>([
+      "XREVRANGE",
+      this.#keys.events(runId),
+      "+",
+      "-",
+      "COUNT",
+      "2",
+    ]);
+    for (const [id] of entriesOf([[this.#keys.events(runId), last]])) {
+      if (id !== END_ENTRY) return Number(id.slice(2));
+    }
+    return 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#sweeper) clearInterval(this.#sweeper);
+    for (const runId of [...this.#leases.keys()]) this.#release(runId);
+    if (!this.#connected) return;
+    await this.#connected.catch(() => {});
+    await Promise.all(
+      [this.#cmd, this.#sub].map((client) => client?.close().catch(() => client.destroy())),
+    );
+  }
+}
+
+function parseShared(sharedJson: string | undefined, runJson: string | undefined) {
+  if (!sharedJson || !runJson) return undefined;
+  try {
+    const stored = JSON.parse(sharedJson) as Omit<SharedRun, "run" | "checkpointed" | "nextSeq">;
+    const run = JSON.parse(runJson) as Record<string, unknown>;
+    return { ...stored, run, checkpointed: false, nextSeq: 0 } as SharedRun;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The entries of an `XREAD` reply (RESP2: [[key, [[id, [field, value, ...]], ...]]]). */
+function* entriesOf(reply: unknown): Generator<[string, Record<string, string>]> {
+  if (!Array.isArray(reply)) return;
+  for (const stream of reply) {
+    const entries = Array.isArray(stream) ? stream[1] : undefined;
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries) {
+      if (!Array.isArray(entry)) continue;
+      yield [String(entry[0]), hashOf(entry[1])];
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => unref(setTimeout(resolve, ms)));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    delay(ms).then(() => {
+      throw new StudioError(`Redis did not answer within ${ms} ms`);
+    }),
+  ]);
+}
+
+/** Lets the process exit with a timer still set (Node, Bun; a no-op elsewhere). */
+function unref(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
+}

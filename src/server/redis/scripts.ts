@@ -1,0 +1,142 @@
+/**
+ * The Lua scripts that change a thread's runs: each one is atomic in Redis, so two instances
+ * admitting, starting or ending runs of one thread at once see each other's changes whole.
+ *
+ * A thread's keys (`keys.ts`): `live` (its runs that have not ended, in admission order; the
+ * head runs), `lease` (`<run id>|<instance>|<fence>`, expiring unless renewed), `fence` (a
+ * counter: each lease gets the next number), `runs` (its runs by creation time). `due` is one
+ * sorted set of the threads whose head should be running by a time (its lease's expiry, or when
+ * it became head): past it, any instance takes the head over (`TAKE_OVER`).
+ */
+
+/**
+ * KEYS: live, runs, run hash, due. ARGV: run id, strategy, created ms, run JSON, shared JSON,
+ * cancel key prefix, cancel channel, now ms, lease ms, thread id, runs kept per thread.
+ * Returns {"busy", head} for "reject" on a busy thread, else {"ok", number of runs ahead}.
+ */
+export const ADMIT = `
+local live = redis.call('LRANGE', KEYS[1], 0, -1)
+if #live > 0 and ARGV[2] == 'reject' then return {'busy', live[#live]} end
+if #live > 0 and (ARGV[2] == 'interrupt' or ARGV[2] == 'rollback') then
+  for _, id in ipairs(live) do
+    redis.call('SET', ARGV[6] .. id, '1', 'PX', 86400000)
+    redis.call('PUBLISH', ARGV[7], id)
+  end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[11]) - 1)
+local status = 'running'
+if #live > 0 then status = 'pending' end
+redis.call('HSET', KEYS[3], 'run', ARGV[4], 'shared', ARGV[5], 'status', status,
+  'updated_at', '', 'thread', ARGV[10])
+if #live == 0 then
+  redis.call('ZADD', KEYS[4], tonumber(ARGV[8]) + tonumber(ARGV[9]), ARGV[10])
+end
+return {'ok', tostring(#live)}
+`;
+
+/**
+ * KEYS: live, lease, fence, due, cancel key, run hash. ARGV: run id, instance, lease ms, now ms,
+ * thread id, updated at. Returns the fence (> 0) when the run took the lease; 0 when it must wait;
+ * -1 when it was cancelled; -2 when another instance took it over.
+ */
+export const ACQUIRE = `
+if redis.call('EXISTS', KEYS[5]) == 1 then return -1 end
+if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
+local held = redis.call('GET', KEYS[2])
+if held then
+  if string.sub(held, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then return -2 end
+  return 0
+end
+local fence = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[2], ARGV[1] .. '|' .. ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + tonumber(ARGV[3]), ARGV[5])
+redis.call('HSET', KEYS[6], 'status', 'running', 'updated_at', ARGV[6])
+return fence
+`;
+
+/**
+ * KEYS: lease, due. ARGV: lease value, lease ms, now ms, thread id. 1: renewed; 2: taken again
+ * (Redis lost it: restarted without its data); 0: another instance holds it (this one lost it).
+ */
+export const RENEW = `
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[4])
+if held then return 1 end
+return 2
+`;
+
+/**
+ * KEYS: lease, stream. ARGV: lease value, entry id, event, data, most entries kept. Adds the
+ * event unless another instance holds the lease (this one lost it: its events are refused).
+ */
+export const APPEND = `
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], ARGV[2], 'e', ARGV[3], 'd', ARGV[4])
+return 1
+`;
+
+/**
+ * KEYS: live, lease, run hash, stream, due. ARGV: run id, lease value ('' for a run that never
+ * held it), status, updated at, last values, error, handed off ('1'), record ttl s, events ttl
+ * s, now ms, lease ms, thread id, wake channel, run JSON. Ends the run (or hands it off: it stays
+ * the head, its lease freed and due now). 0 when another instance holds its lease.
+ */
+export const END = `
+local held = redis.call('GET', KEYS[2])
+if ARGV[2] ~= '' and held and held ~= ARGV[2] then return 0 end
+if ARGV[7] == '1' then
+  if ARGV[2] == '' or held ~= ARGV[2] then return 0 end
+  redis.call('DEL', KEYS[2])
+  redis.call('ZADD', KEYS[5], 0, ARGV[12])
+  redis.call('PUBLISH', ARGV[13], 'handoff:' .. ARGV[12])
+  return 1
+end
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+if held and ARGV[2] ~= '' then redis.call('DEL', KEYS[2]) end
+redis.call('HSET', KEYS[3], 'status', ARGV[3], 'updated_at', ARGV[4], 'values', ARGV[5],
+  'error', ARGV[6], 'ended', '1', 'run', ARGV[14], 'thread', ARGV[12])
+redis.call('EXPIRE', KEYS[3], ARGV[8])
+redis.call('XADD', KEYS[4], '1-0', 'e', '__end__', 'd', ARGV[3])
+redis.call('EXPIRE', KEYS[4], ARGV[9])
+if redis.call('LLEN', KEYS[1]) > 0 then
+  redis.call('ZADD', KEYS[5], tonumber(ARGV[10]) + tonumber(ARGV[11]), ARGV[12])
+else
+  redis.call('ZREM', KEYS[5], ARGV[12])
+end
+redis.call('PUBLISH', ARGV[13], ARGV[12])
+return 1
+`;
+
+/**
+ * KEYS: live, lease, fence, due. ARGV: thread id, instance, lease ms, now ms, run key prefix,
+ * cancel key prefix, updated at. Takes the lease of a thread whose head has none (its instance
+ * died or drained) and returns {run id, fence, shared JSON, run JSON, cancelled, checkpointed};
+ * nil when there is nothing to take (a thread with a lease is due again when it expires).
+ */
+export const TAKE_OVER = `
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then
+  redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + ttl, ARGV[1])
+  return nil
+end
+local head = redis.call('LINDEX', KEYS[1], 0)
+if not head then
+  redis.call('ZREM', KEYS[4], ARGV[1])
+  return nil
+end
+local fence = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[2], head .. '|' .. ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + tonumber(ARGV[3]), ARGV[1])
+local key = ARGV[5] .. head
+local shared = redis.call('HGET', key, 'shared') or ''
+local run = redis.call('HGET', key, 'run') or ''
+local checkpointed = redis.call('HGET', key, 'checkpointed') or '0'
+if shared ~= '' then redis.call('HSET', key, 'status', 'running', 'updated_at', ARGV[7]) end
+local cancelled = redis.call('EXISTS', ARGV[6] .. head)
+return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed}
+`;
