@@ -14,7 +14,15 @@ import { describe, expect, it } from "vitest";
 import { say } from "../integration/server/scripts";
 import { gateName, stepsReplies } from "./graphs";
 import { type Cluster, useCluster } from "./harness";
-import { follow, lastValues, statusOf, threadTexts, unique } from "./runs";
+import {
+  follow,
+  instanceWentAway,
+  lastValues,
+  retried,
+  statusOf,
+  threadTexts,
+  unique,
+} from "./runs";
 
 const RUNS = Number(process.env.CLUSTER_MODEL_RUNS ?? 200);
 const THREADS = Number(process.env.CLUSTER_MODEL_THREADS ?? 20);
@@ -76,8 +84,8 @@ async function create(
       });
       return run.run_id;
     } catch (error) {
-      if ((error as { status?: number }).status !== undefined || attempt >= 3) throw error;
-      const runs = await client.runs.list(threadId, { limit: 100 });
+      if (!instanceWentAway(error) || attempt >= 3) throw error;
+      const runs = await retried(() => client.runs.list(threadId, { limit: 100 }));
       const started = runs.find((run) => run.metadata?.op === text);
       if (started) return started.run_id;
     }
@@ -105,7 +113,7 @@ async function threadWorker(
   done: () => void,
 ): Promise<void> {
   const client = c.client();
-  const thread = await client.threads.create();
+  const thread = await retried(() => client.threads.create());
   const id = thread.thread_id;
   const model: string[] = [];
   const full = (text: string) => [text, ...stepsReplies(text)];
@@ -130,9 +138,9 @@ async function threadWorker(
       c.gates.hold(hold);
       const runId = await create(client, id, text);
       await c.gates.arrived(hold);
-      await client.runs.cancel(id, runId, true);
+      await retried(() => client.runs.cancel(id, runId, true));
       c.gates.open(hold);
-      expect((await client.runs.get(id, runId)).status).toBe("interrupted");
+      expect((await retried(() => client.runs.get(id, runId))).status).toBe("interrupted");
       model.push(text, `one: ${text}`);
     } else {
       const hold = gateName(text, "one");
@@ -145,7 +153,7 @@ async function threadWorker(
         c.gates.open(hold);
         model.push(...full(text), ...full(second));
         expect(await finish(client, id, queued)).toEqual(model);
-        expect((await client.runs.get(id, first)).status).toBe("success");
+        expect((await retried(() => client.runs.get(id, first))).status).toBe("success");
       } else {
         const refused = create(client, id, second, { multitaskStrategy: "reject" });
         expect(await statusOf(refused)).toBe(409);

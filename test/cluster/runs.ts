@@ -48,7 +48,7 @@ export async function follow(
     }
     const id = options.runId ?? runIdOf(events);
     if (!id) throw new Error("the run's stream ended before it said its run id");
-    const run = await client.runs.get(threadId, id);
+    const run = await retried(() => client.runs.get(threadId, id));
     if (TERMINAL.has(run.status)) return { events, rejoins };
     if (rejoins >= maxRejoins) {
       throw new Error(`run ${id} still ${run.status} after ${rejoins} rejoins`);
@@ -74,7 +74,30 @@ export function lastValues(events: readonly FollowedEvent[]): string[] {
 
 /** The thread's messages, as a page shows them, read through `client`. */
 export async function threadTexts(client: Client, threadId: string): Promise<string[]> {
-  return texts((await client.threads.getState(threadId)).values);
+  return texts((await retried(() => client.threads.getState(threadId))).values);
+}
+
+/**
+ * Whether `error` says the instance that had the request went away while answering (the proxy's
+ * 502, or the connection broke): the request may be sent again through another instance.
+ */
+export function instanceWentAway(error: unknown): boolean {
+  const status = (error as { status?: number }).status;
+  return status === 502 || status === undefined;
+}
+
+/**
+ * `call` again (at most 3 times) when its instance went away while answering, as a load
+ * balancer retries an idempotent request. Only for reads and other calls safe to repeat.
+ */
+export async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!instanceWentAway(error) || attempt >= 3) throw error;
+    }
+  }
 }
 
 /** The HTTP status a call ended with: 200 when it succeeded, else its error's `status`. */
