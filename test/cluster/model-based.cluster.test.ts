@@ -92,8 +92,15 @@ async function create(
   }
 }
 
-/** Follows `runId` to its end through the proxy and checks its events came once each. */
-async function finish(client: Client, threadId: string, runId: string): Promise<string[]> {
+/**
+ * Follows `runId` to its end through the proxy, checks its events came once each, and returns
+ * the messages of its last `values` event (with what was seen, for a failure message).
+ */
+async function finish(
+  client: Client,
+  threadId: string,
+  runId: string,
+): Promise<{ values: string[]; seen: string }> {
   const followed = await follow(
     client,
     threadId,
@@ -102,7 +109,20 @@ async function finish(client: Client, threadId: string, runId: string): Promise<
   );
   const ids = followed.events.map((e) => e.id).filter((id) => id !== undefined);
   expect(new Set(ids).size, `run ${runId} repeated an event`).toBe(ids.length);
-  return lastValues(followed.events);
+  const run = await retried(() => client.runs.get(threadId, runId));
+  const events = followed.events.map((e) =>
+    e.event === "error" ? `error ${JSON.stringify(e.data)}` : e.event,
+  );
+  return {
+    values: lastValues(followed.events),
+    seen: `run ${runId}: ${run.status} after ${followed.rejoins} rejoins; events ${events}`,
+  };
+}
+
+/** Expects a finished run's last values to be the model's messages. */
+async function expectModel(finished: Promise<{ values: string[]; seen: string }>, model: string[]) {
+  const { values, seen } = await finished;
+  expect(values, seen).toEqual(model);
 }
 
 /** One thread's operations, one after the other, each checked against the serial model. */
@@ -123,7 +143,7 @@ async function threadWorker(
     if (op === "run") {
       const runId = await create(client, id, text);
       model.push(...full(text));
-      expect(await finish(client, id, runId)).toEqual(model);
+      await expectModel(finish(client, id, runId), model);
     } else if (op === "join") {
       const hold = gateName(text, "two");
       c.gates.hold(hold);
@@ -132,7 +152,7 @@ async function threadWorker(
       const joined = finish(c.client(), id, runId);
       c.gates.open(hold);
       model.push(...full(text));
-      expect(await joined).toEqual(model);
+      await expectModel(joined, model);
     } else if (op === "cancel") {
       const hold = gateName(text, "two");
       c.gates.hold(hold);
@@ -152,14 +172,14 @@ async function threadWorker(
         const queued = await create(client, id, second, { multitaskStrategy: "enqueue" });
         c.gates.open(hold);
         model.push(...full(text), ...full(second));
-        expect(await finish(client, id, queued)).toEqual(model);
+        await expectModel(finish(client, id, queued), model);
         expect((await retried(() => client.runs.get(id, first))).status).toBe("success");
       } else {
         const refused = create(client, id, second, { multitaskStrategy: "reject" });
         expect(await statusOf(refused)).toBe(409);
         c.gates.open(hold);
         model.push(...full(text));
-        expect(await finish(client, id, first)).toEqual(model);
+        await expectModel(finish(client, id, first), model);
       }
     }
     expect(await threadTexts(client, id)).toEqual(model);
