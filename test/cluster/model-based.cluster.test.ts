@@ -78,6 +78,9 @@ async function create(
       const run = await client.runs.create(threadId, "steps", {
         input: say(text),
         metadata: { op: text },
+        // Each step's checkpoint is stored before the next step starts, so "the run reached
+        // step two" means step one is in the service, whatever the load: the model is exact.
+        durability: "sync",
         streamMode: ["values"],
         streamResumable: true,
         ...extra,
