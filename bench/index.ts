@@ -21,6 +21,7 @@ async function loadEntries(): Promise<BenchEntry[]> {
     import("./memory").then((m) => m.memoryBench),
     import("./store").then((m) => m.storeBench),
     import("./agent-server").then((m) => m.agentServerBench),
+    import("./coordination").then((m) => m.coordinationBench),
   ]);
   return modules;
 }

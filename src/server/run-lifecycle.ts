@@ -364,9 +364,16 @@ export class RunLifecycle {
       status = "error";
     } finally {
       if (request.temporary && !handedOff) await this.#discard(run, request);
+      // The backend hears of the end before the run's readers do: a client that sends its next
+      // message as soon as the stream ends, to any instance, finds the thread free. A backend
+      // that does not answer in time (Redis down) does not hold the end back.
+      if (!handedOff) {
+        run.status = status;
+        run.updated_at = new Date().toISOString();
+      }
+      await withinTime(shared.end(run, { handedOff }), SHARED_END_WAIT_MS).catch(request.report);
       if (handedOff) run.handOff();
       else run.end(status);
-      await shared.end(run, { handedOff }).catch(request.report);
     }
   }
 
@@ -518,6 +525,21 @@ function drainingProblem(): HttpProblem {
     "This server is shutting down and takes no new runs; send the run again (another instance " +
       "takes it)",
   );
+}
+
+/** How long a run's end waits for the backend to store it before the run ends here anyway. */
+const SHARED_END_WAIT_MS = 3_000;
+
+/** `promise`, or a rejection naming the wait once `ms` have passed. */
+function withinTime<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the coordination backend did not store a run's end in ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Resolves after `ms` (at once for none), or as soon as `signal` aborts. */

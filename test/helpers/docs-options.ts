@@ -29,6 +29,7 @@ import "../../src/datasets/recorder";
 import { type DescribedFields, describedFields, describedIds } from "../../src/field-docs";
 import "../../src/langgraph/saver-config";
 import "../../src/models/settings";
+import "../../src/server/redis";
 import { DEFAULT_CACHED_NAMESPACES, DEFAULT_CONCURRENT_READS } from "../../src/store/fields";
 import { DEFAULT_MAX_MESSAGE_CHARS } from "../../src/store/records";
 import { DEFAULT_WRITE_POLICY } from "../../src/threads/backoff";
@@ -260,6 +261,12 @@ export const TABLES: readonly TableSpec[] = [
       },
       CLIENT_ROW,
     ],
+  },
+  {
+    id: "redis-coordination",
+    page: "docs/deployment.md",
+    types: { client: "node-redis `RedisClientType`" },
+    defaults: { instanceId: text("a random id") },
   },
   {
     id: "encryption",

@@ -5,6 +5,7 @@
  */
 import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../../errors";
+import { describeFields } from "../../field-docs";
 import { integerAtLeast, knownKeysOnly, parseFields } from "../../validation";
 import type { RunCoordination } from "../coordination";
 import { clientFor, type RedisClientLike } from "./connection";
@@ -37,6 +38,15 @@ export interface RedisCoordinationOptions {
   maxEventsPerRun?: number | undefined;
 }
 
+const DEFAULTS = {
+  keyPrefix: "lcs:",
+  leaseMs: 10_000,
+  maxBackgroundRuns: 8,
+  eventTtlSeconds: 3600,
+  recordTtlSeconds: 86_400,
+  maxEventsPerRun: 10_000,
+} as const;
+
 const shape = z.object({
   url: z.optional(
     z.string().check(z.regex(/^rediss?:\/\//, "must start with redis:// or rediss://")),
@@ -46,15 +56,29 @@ const shape = z.object({
       error: "must be a node-redis client (createClient from the `redis` package)",
     }),
   ),
-  keyPrefix: z.optional(z.string()),
+  keyPrefix: z._default(z.string(), DEFAULTS.keyPrefix),
   instanceId: z.optional(
     z.string().check(z.regex(/^[^|]+$/, "must be a non-empty name without |")),
   ),
-  leaseMs: z.optional(integerAtLeast(100)),
-  maxBackgroundRuns: z.optional(integerAtLeast(0)),
-  eventTtlSeconds: z.optional(integerAtLeast(1)),
-  recordTtlSeconds: z.optional(integerAtLeast(1)),
-  maxEventsPerRun: z.optional(integerAtLeast(1)),
+  leaseMs: z._default(integerAtLeast(100), DEFAULTS.leaseMs),
+  maxBackgroundRuns: z._default(integerAtLeast(0), DEFAULTS.maxBackgroundRuns),
+  eventTtlSeconds: z._default(integerAtLeast(1), DEFAULTS.eventTtlSeconds),
+  recordTtlSeconds: z._default(integerAtLeast(1), DEFAULTS.recordTtlSeconds),
+  maxEventsPerRun: z._default(integerAtLeast(1), DEFAULTS.maxEventsPerRun),
+});
+
+describeFields("redis-coordination", shape, {
+  url: "The Redis to use (`redis://host:6379`, `rediss://` for TLS); or give `client`",
+  client: "A node-redis client whose settings the backend's own connections copy; or give `url`",
+  keyPrefix: "Prefix of every key and channel, so several servers can share one Redis",
+  instanceId: "This instance's name in leases and in reports",
+  leaseMs:
+    "How long a thread's lease lasts without a heartbeat (sent every third of it): how soon " +
+    "another instance takes over the run of an instance that died",
+  maxBackgroundRuns: "The most runs this instance takes over from others at once",
+  eventTtlSeconds: "How long an ended run's events stay for a join, in seconds",
+  recordTtlSeconds: "How long an ended run stays listed, in seconds",
+  maxEventsPerRun: "The most events a run keeps in Redis (the oldest go first)",
 });
 
 const optionsSchema = knownKeysOnly(shape, {
@@ -67,21 +91,21 @@ const optionsSchema = knownKeysOnly(shape, {
  * the server starts using it; a bad option is a `StudioValidationError` naming it, here.
  */
 export function redisCoordination(options: RedisCoordinationOptions): RunCoordination {
-  const fields = parseFields(optionsSchema, options, "options");
+  const fields: z.output<typeof shape> = parseFields(optionsSchema, options, "options");
   if ((fields.url === undefined) === (fields.client === undefined)) {
     throw new StudioValidationError("url", "give either url or client (exactly one of them)");
   }
   const { client, url } = fields;
   return new RedisCoordination({
+    ...DEFAULTS,
+    ...withoutUndefined(fields),
     base: client ? async () => client : () => clientFor(url ?? ""),
-    keyPrefix: fields.keyPrefix ?? "lcs:",
     instanceId: fields.instanceId ?? crypto.randomUUID(),
-    leaseMs: fields.leaseMs ?? 10_000,
-    maxBackgroundRuns: fields.maxBackgroundRuns ?? 8,
-    eventTtlSeconds: fields.eventTtlSeconds ?? 3600,
-    recordTtlSeconds: fields.recordTtlSeconds ?? 86_400,
-    maxEventsPerRun: fields.maxEventsPerRun ?? 10_000,
   });
+}
+
+function withoutUndefined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as T;
 }
 
 function isClientLike(value: unknown): value is RedisClientLike {

@@ -4,7 +4,7 @@
  * scripts of `scripts.ts`. Three connections per instance: commands, pub/sub (cancels and
  * wake-ups), and one more per stream read from another instance (a blocking `XREAD`).
  */
-import { StudioError } from "../../errors";
+import { StudioError, StudioStoredFormatError } from "../../errors";
 import type {
   CoordinationHooks,
   RunCoordination,
@@ -30,6 +30,12 @@ export interface RedisCoordinationSettings {
   recordTtlSeconds: number;
   maxEventsPerRun: number;
 }
+
+/**
+ * The format of the run records this version writes (`docs/storage.md`, "In Redis"); a record
+ * of a newer one is an error, not a run read wrongly.
+ */
+export const RUN_RECORD_FORMAT = 1;
 
 /** Runs kept in a thread's run list (the oldest go first). */
 const RUNS_KEPT = 100;
@@ -154,6 +160,7 @@ export class RedisCoordination implements RunCoordination {
             String(this.#settings.leaseMs),
             threadId,
             String(RUNS_KEPT),
+            String(RUN_RECORD_FORMAT),
           ],
         ),
         ADMIT_TIMEOUT_MS,
@@ -378,7 +385,8 @@ export class RedisCoordination implements RunCoordination {
         String(this.#settings.leaseMs),
         threadId,
         k.wakeChannel,
-        JSON.stringify(run.toJSON()),
+        // An ended run lists no input (as `RunRecord#end` clears it here).
+        JSON.stringify(options.handedOff ? run.toJSON() : { ...run.toJSON(), kwargs: {} }),
       ],
     );
   }
@@ -394,6 +402,7 @@ export class RedisCoordination implements RunCoordination {
       this.#cmd.sendCommand<number>(["EXISTS", this.#keys.events(runId)]),
     ]);
     if (hash.thread !== threadId || !hash.run) return undefined;
+    checkFormat(hash.format);
     return new RemoteRun(this, runId, hash, stream === 1);
   }
 
@@ -412,6 +421,7 @@ export class RedisCoordination implements RunCoordination {
     for (const [i, hash] of hashes.entries()) {
       const id = ids[i] ?? "";
       if (hash.thread !== threadId || !hash.run) continue;
+      checkFormat(hash.format);
       const local = this.#local.get(id);
       const run = local && local.firstSeq === 0 ? local : new RemoteRun(this, id, hash, true);
       if (status === undefined || run.status === status) runs.push(run);
@@ -570,8 +580,14 @@ export class RedisCoordination implements RunCoordination {
       ],
     );
     if (!taken) return;
-    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed] = taken;
+    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed, format] = taken;
     const value = `${runId}|${this.instanceId}|${fence}`;
+    if (Number(format || 1) > RUN_RECORD_FORMAT) {
+      // Another version's run: left to an instance that reads it (its lease lapses meanwhile).
+      this.#release(runId);
+      this.#hooks?.report(new StudioStoredFormatError("redis-run", Number(format), 1));
+      return;
+    }
     const shared = parseShared(sharedJson, runJson);
     if (!shared || cancelled === "1") {
       // A record gone (expired) or a run cancelled before anyone ran it: it ends here.
@@ -642,6 +658,14 @@ export class RedisCoordination implements RunCoordination {
     await Promise.all(
       [this.#cmd, this.#sub].map((client) => client?.close().catch(() => client.destroy())),
     );
+  }
+}
+
+/** Throws for a run record of a format newer than this version reads. */
+function checkFormat(format: string | undefined): void {
+  const found = Number(format || 1);
+  if (found > RUN_RECORD_FORMAT) {
+    throw new StudioStoredFormatError("redis-run", found, RUN_RECORD_FORMAT);
   }
 }
 

@@ -11,7 +11,8 @@
 
 /**
  * KEYS: live, runs, run hash, due. ARGV: run id, strategy, created ms, run JSON, shared JSON,
- * cancel key prefix, cancel channel, now ms, lease ms, thread id, runs kept per thread.
+ * cancel key prefix, cancel channel, now ms, lease ms, thread id, runs kept per thread, record
+ * format.
  * Returns {"busy", head} for "reject" on a busy thread, else {"ok", number of runs ahead}.
  */
 export const ADMIT = `
@@ -29,7 +30,7 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[11]) - 1)
 local status = 'running'
 if #live > 0 then status = 'pending' end
 redis.call('HSET', KEYS[3], 'run', ARGV[4], 'shared', ARGV[5], 'status', status,
-  'updated_at', '', 'thread', ARGV[10])
+  'updated_at', '', 'thread', ARGV[10], 'format', ARGV[12])
 if #live == 0 then
   redis.call('ZADD', KEYS[4], tonumber(ARGV[8]) + tonumber(ARGV[9]), ARGV[10])
 end
@@ -138,5 +139,6 @@ local run = redis.call('HGET', key, 'run') or ''
 local checkpointed = redis.call('HGET', key, 'checkpointed') or '0'
 if shared ~= '' then redis.call('HSET', key, 'status', 'running', 'updated_at', ARGV[7]) end
 local cancelled = redis.call('EXISTS', ARGV[6] .. head)
-return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed}
+local format = redis.call('HGET', key, 'format') or '1'
+return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed, format}
 `;
