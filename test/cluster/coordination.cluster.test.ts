@@ -11,6 +11,12 @@ import { follow, lastValues, statusOf, threadTexts, unique } from "./runs";
 
 const cluster = useCluster({ redis: true });
 
+/**
+ * Each step's checkpoint stored before the next step starts: "the run reached step two" then
+ * means step one is in the service, whatever the machine's load, so a test can assert it.
+ */
+const SYNC = { durability: "sync" } as const;
+
 /** A background run of `steps` on `threadId` through instance `via`. */
 async function startRun(
   via: number,
@@ -89,7 +95,7 @@ describe("one run per thread, across instances", () => {
     const thread = await client(0).threads.create();
     const [first, second] = [unique("first"), unique("second")];
     const two = holdAt(first, "two");
-    const firstId = await startRun(0, thread.thread_id, first);
+    const firstId = await startRun(0, thread.thread_id, first, SYNC);
     await two.reached();
     const secondId = await startRun(1, thread.thread_id, second, {
       multitaskStrategy: "interrupt",
@@ -188,7 +194,7 @@ describe("a run's events, status and cancel from any instance", () => {
     const thread = await client(0).threads.create();
     const text = unique("cancel");
     const two = holdAt(text, "two");
-    const runId = await startRun(0, thread.thread_id, text);
+    const runId = await startRun(0, thread.thread_id, text, SYNC);
     await two.reached();
     await client(1).runs.cancel(thread.thread_id, runId, true);
     expect((await client(2).runs.get(thread.thread_id, runId)).status).toBe("interrupted");
@@ -221,6 +227,7 @@ describe("instances that go away", () => {
       streamMode: ["values"],
       streamResumable: true,
       onDisconnect: "continue",
+      ...SYNC,
     });
     // The page reads the stream through the proxy; when it breaks, it rejoins through any.
     const followed = settled(follow(client(), thread.thread_id, stream));
@@ -237,6 +244,39 @@ describe("instances that go away", () => {
       // Nothing run twice past a checkpoint: step one once, step two again (never checkpointed).
       expect(STEPS.map((step) => gates.count(gateName(text, step)))).toEqual([1, 2, 1]);
       expect(indexOf(two.by()[1])).not.toBe(runner);
+    } finally {
+      if (!cl.running(runner)) await cl.respawn(runner);
+    }
+  });
+
+  it("kill -9 with the default durability: the turn still ends as a serial run's", async () => {
+    const cl = cluster.get();
+    const { client, gates } = cl;
+    const thread = await client(0).threads.create();
+    const text = unique("killed-async");
+    const two = holdAt(text, "two");
+    const stream = client(0).runs.stream(thread.thread_id, "steps", {
+      input: say(text),
+      streamMode: ["values"],
+      streamResumable: true,
+      onDisconnect: "continue",
+    });
+    // The page reads the stream through the proxy; when it breaks, it rejoins through any.
+    const followed = settled(follow(client(), thread.thread_id, stream));
+    await two.reached();
+    const runner = indexOf(two.by()[0]);
+    expect(runner).toBeGreaterThanOrEqual(0);
+    try {
+      await cl.kill(runner);
+      two.open();
+      await Promise.race([two.reached(2), endedFirst(followed, "taken over")]);
+      const { events } = await followed;
+      expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
+      expect(await threadTexts(client(), thread.thread_id)).toEqual([text, ...stepsReplies(text)]);
+      // Whether step one's checkpoint was stored before the kill depends on the moment (async
+      // writes): step one ran once or twice, never more, and step three once.
+      const [one, , three] = STEPS.map((step) => gates.count(gateName(text, step)));
+      expect([one === 1 || one === 2, three]).toEqual([true, 1]);
     } finally {
       if (!cl.running(runner)) await cl.respawn(runner);
     }
