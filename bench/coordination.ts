@@ -169,6 +169,10 @@ export const coordinationBench: BenchEntry = {
       await admin.connect();
       for (let i = 0; i < TURNS; i++) {
         const turn = await onA.threads.create();
+        emulator.script("studio/echo-small", [
+          { toolCalls: [{ name: "get_weather", args: { city: "Oslo" }, id: `call_${i}` }] },
+          "Sunny in Oslo.",
+        ]);
         const before = commands.count;
         let runId = "";
         for await (const part of onA.runs.stream(turn.thread_id, "agent", {
@@ -184,6 +188,9 @@ export const coordinationBench: BenchEntry = {
           ),
         );
         bytes.push(sizes.reduce((x, y) => x + y, 0));
+        const state = await onA.threads.getState<{ messages: { type: string }[] }>(turn.thread_id);
+        const kinds = state.values.messages.map((m) => m.type).join(",");
+        if (kinds !== "human,ai,tool,ai") throw new Error(`not an agent turn with a tool: ${kinds}`);
       }
       rows.push({
         what: "coordination: Redis commands per agent turn (model, tool, model)",

@@ -133,7 +133,7 @@ type Report = (error: unknown, request: Request) => void;
  * Whether the request's `origin` is allowed. An `origins` function that throws is a bug in it:
  * told to `onError`, and the origin is not allowed.
  */
-async function allows(
+export async function allows(
   cors: CorsSettings,
   origin: string,
   request: Request,

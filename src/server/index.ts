@@ -7,6 +7,13 @@
 export type { AgentServerCors } from "./cors";
 export type { GraphLike } from "./graphs";
 export { type NodeListenerOptions, toNodeListener } from "./node-adapter";
+export {
+  DEFAULT_PING_INTERVAL_MS,
+  type NodeSocketLike,
+  type NodeUpgradeOptions,
+  toNodeUpgradeListener,
+  type WebSocketHandler,
+} from "./node-upgrade";
 export { DEFAULT_MAX_INPUT_BYTES } from "./run-admission";
 export { AgentRunError, type RunErrorEvent } from "./run-errors";
 export {
@@ -23,3 +30,4 @@ export type {
 export type { AgentServerStoreNamespaces } from "./store-access";
 export type { ThreadStatus, ThreadView } from "./thread-view";
 export type { AgentServerKeyRing } from "./user-graphs";
+export { bunWebSocket } from "./v2/socket-upgrade";

@@ -120,9 +120,13 @@ export interface AgentServerOptions extends StudioClientOptions {
   coordination?: RunCoordination | undefined;
 }
 
-/** The handler, with what a process does when it stops (`docs/deployment.md`). */
+/**
+ * The handler, with what a process does when it stops (`docs/deployment.md`). `runtime` is what
+ * a runtime passes second (Bun's server, the Node upgrade adapter's): a WebSocket upgrade needs
+ * it there; everything else ignores it.
+ */
 export interface AgentServerHandler {
-  (request: Request): Promise<Response>;
+  (request: Request, runtime?: unknown): Promise<Response>;
   /**
    * Stops taking runs (new ones are a 503) and hands the running ones to another instance at
    * their next superstep boundary, their checkpoints saved (with `coordination`), or waits for

@@ -7,6 +7,7 @@
  * `user-graphs.ts`.
  */
 import { resolveClient } from "../client/resolve";
+import { StudioValidationError } from "../errors";
 import { callerOf } from "./caller";
 import { checkServerCheckpointer } from "./checkpointer-check";
 import type { ServerContext } from "./context";
@@ -35,6 +36,7 @@ import { userGraphs } from "./user-graphs";
 import { EventLogs } from "./v2/event-log";
 import { protocolRoutes } from "./v2/routes";
 import { ClientThreadIds } from "./v2/thread-ids";
+import { withWebSockets } from "./v2/websocket-route";
 import { guardWrites } from "./write-guard";
 
 export type { AgentServerAuth, AgentServerHandler, AgentServerOptions } from "./options";
@@ -49,6 +51,16 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
   checkServerCheckpointer(checkpointer);
   // Checked as functions by the schema; typed as the caller gave them.
   const { auth, onError, keyRing } = options;
+  const coordination = settings.coordination;
+  if (coordination && keyRing) {
+    // Redis would hold each run's input and events (the conversation) in plaintext for as long
+    // as a join may read them, beside a service that holds them sealed.
+    throw new StudioValidationError(
+      "coordination",
+      "cannot be used with keyRing: Redis would keep the runs' events unencrypted; run one " +
+        "instance, or leave keyRing out",
+    );
+  }
   const client = resolveClient(settings.clientFields);
   const records = new ThreadRecords(client, settings.tenant);
   const runs = new RunRegistry();
@@ -60,7 +72,6 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     keyRing,
     guard: guard.wrap,
   });
-  const coordination = settings.coordination;
   // Failures no request sees (the backend's, a run taken over) name where they happened.
   const internal = (path: string) => new Request(`http://agent-server.internal${path}`);
   const ctx: ServerContext = {
@@ -130,7 +141,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
       return unexpected(error);
     }
   };
-  return Object.assign(withCors(settings.cors, handler, ctx.report), {
+  // The WebSocket upgrade first: its response must reach the runtime as made (not re-wrapped).
+  const served = withWebSockets(
+    ctx,
+    { auth, cors: settings.cors },
+    withCors(settings.cors, handler, ctx.report),
+  );
+  return Object.assign(served, {
     drain: () => ctx.lifecycle.drain(),
     close: () => ctx.lifecycle.close(),
   });

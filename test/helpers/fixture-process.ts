@@ -1,10 +1,12 @@
 /**
- * Runs a fixture script in a Node process of its own (through tsx) and reports how it ended: its
- * exit code, what it printed, and how long it went on running after it first printed. The
- * leaked-handle tests assert that a process whose work is done exits on its own, soon after.
+ * Runs a fixture script in a Node process of its own (test/helpers/node-entry.ts) and reports
+ * how it ended: its exit code, what it printed, and how long it went on running after it first
+ * printed. The leaked-handle tests assert that a process whose work is done exits on its own,
+ * soon after.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { nodeEntry } from "./node-entry";
 import { REPO_ROOT } from "./run-command";
 
 export interface FixtureRun {
@@ -16,9 +18,9 @@ export interface FixtureRun {
   lingeredMs: number;
 }
 
-/** Runs `fixture` with `args`; kills it after 30 s (startup under tsx is slow on a busy machine). */
-export function runFixture(fixture: URL, args: string[]): Promise<FixtureRun> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(fixture), ...args], {
+/** Runs `fixture` with `args`; kills it after 30 s (startup is slow on a busy machine). */
+export async function runFixture(fixture: URL, args: string[]): Promise<FixtureRun> {
+  const child = spawn(process.execPath, await nodeEntry(fileURLToPath(fixture), args), {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,8 +5,9 @@
  * at `$TMPDIR/chromium`. Two test files calling it at once on a machine with no Chromium yet both
  * write the binary, and one of them spawns it half-written (`spawn ETXTBSY`); a Chromium another
  * project left there, of another version, is used as if it were ours. So the runtimes project's
- * global setup (chromium-setup.ts) unpacks it once, before any test, into a directory of the
- * suite's own named after the package version, and the tests only launch what is there.
+ * global setup (chromium-setup.ts) unpacks it once into a directory of the suite's own named after
+ * the package version, and the tests launch what is there (awaiting `unpackChromium()`, which
+ * returns at once when it is).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";

@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import type { AddressInfo } from "node:net";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser } from "puppeteer-core";
-import { chromiumExecutable } from "./chromium-unpack";
+import { unpackChromium } from "./chromium-unpack";
 import type { RuntimeOutcome, ScenarioResult } from "./harness";
 
 export { CHROMIUM_PLATFORM, chromiumShipped } from "./chromium-platform";
@@ -121,7 +121,8 @@ async function servePage(
 
 export async function launch(timeoutMs: number): Promise<Browser> {
   return puppeteer.launch({
-    executablePath: chromiumExecutable(),
+    // Unpacked by the global setup, in the background when other projects run (see there).
+    executablePath: await unpackChromium(),
     headless: "shell",
     args: FLAGS,
     timeout: timeoutMs,

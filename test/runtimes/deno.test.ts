@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { binary, RUNTIMES_DIR, runRuntime, runtimeEnv, scenarioSuite } from "./harness";
+import { SERVER_WS_SCRIPT, webSocketSuite } from "./ws-suite";
 
 scenarioSuite(
   "deno",
@@ -22,4 +23,20 @@ scenarioSuite(
       { env: runtimeEnv({ DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" }) },
     ),
   { checkExit: true },
+);
+
+webSocketSuite("deno", (options) =>
+  runRuntime(
+    binary("deno"),
+    [
+      "run",
+      "-A",
+      "--no-lock",
+      "--node-modules-dir=manual",
+      SERVER_WS_SCRIPT,
+      "deno",
+      JSON.stringify(options),
+    ],
+    { env: runtimeEnv({ DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" }) },
+  ),
 );

@@ -8,10 +8,13 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 import { bundleForWeb, describeBundle } from "./bundle";
 import { RUNTIMES_DIR, runRuntime, scenarioSuite } from "./harness";
+import { webSocketSuite } from "./ws-suite";
 
 let workDir: string | undefined;
+let wsDir: string | undefined;
 afterAll(async () => {
   if (workDir) await rm(workDir, { recursive: true, force: true });
+  if (wsDir) await rm(wsDir, { recursive: true, force: true });
 });
 
 scenarioSuite("workerd", async (options) => {
@@ -31,6 +34,29 @@ scenarioSuite("workerd", async (options) => {
   }
   return runRuntime(process.execPath, [
     join(RUNTIMES_DIR, "workerd-run.mjs"),
+    bundle.outfile,
+    JSON.stringify(options),
+  ]);
+});
+
+webSocketSuite("workerd", async (options) => {
+  wsDir = await mkdtemp(join(tmpdir(), "studio-workerd-ws-"));
+  const bundle = await bundleForWeb("ws-worker-entry.mjs", join(wsDir, "worker.js"), {
+    conditions: ["workerd", "worker", "browser"],
+  });
+  if (bundle.errors.length > 0 || bundle.nodeBuiltins.length > 0) {
+    const message = describeBundle(bundle);
+    return {
+      result: {
+        runtime: "workerd",
+        steps: { webSocket: { ok: false, error: { name: "BundleError", message } } },
+      },
+      details: message,
+      exitedOnItsOwn: true,
+    };
+  }
+  return runRuntime(process.execPath, [
+    join(RUNTIMES_DIR, "workerd-ws-run.mjs"),
     bundle.outfile,
     JSON.stringify(options),
   ]);

@@ -34,8 +34,8 @@ const KNOWN_LONG = [
   "test/integration/langgraph/bounded-reads.int.test.ts",
   "test/integration/langgraph/model-based.int.test.ts",
   "test/integration/packaging/without-langchain.process.test.ts",
-  "test/integration/chat_history/two-processes.process.test.ts",
   "test/integration/reliability/timeouts.process.test.ts",
+  "test/integration/examples.process.test.ts",
   "test/integration/packaging/publint-attw.process.test.ts",
 ];
 

@@ -98,7 +98,15 @@ export class RedisCoordination implements RunCoordination {
       for (const client of [this.#cmd, this.#sub]) {
         client.on("error", (error) => this.#outage(error));
       }
-      await Promise.all([this.#cmd.connect(), this.#sub.connect()]);
+      try {
+        await Promise.all([this.#cmd.connect(), this.#sub.connect()]);
+      } catch (error) {
+        // A connection that failed for good (node-redis retries an unreachable Redis by
+        // itself; this is a refused handshake, a bad URL): the next call starts over.
+        for (const client of [this.#cmd, this.#sub]) client.destroy();
+        this.#connected = undefined;
+        throw error;
+      }
       await this.#sub.subscribe(this.#keys.cancelChannel, (runId) => {
         this.#hooks?.cancelLocal(runId);
       });

@@ -4,10 +4,17 @@
  */
 import type { RunHandle } from "../coordination";
 import type { RunEvent, RunStatus } from "../runs";
-import type { RedisCoordination } from "./redis-coordination";
+
+/** What a run read from Redis asks of the backend (`RedisCoordination` has it). */
+export interface StoredRuns {
+  untilEnded(runId: string): Promise<void>;
+  record(runId: string): Promise<Record<string, string>>;
+  cancel(runId: string): Promise<void>;
+  follow(runId: string, lastEventId?: string): AsyncGenerator<RunEvent>;
+}
 
 export class RemoteRun implements RunHandle {
-  readonly #coordination: RedisCoordination;
+  readonly #coordination: StoredRuns;
   readonly run_id: string;
   #record: Record<string, string>;
   readonly #run: Record<string, unknown>;
@@ -15,7 +22,7 @@ export class RemoteRun implements RunHandle {
   #done: Promise<void> | undefined;
 
   constructor(
-    coordination: RedisCoordination,
+    coordination: StoredRuns,
     runId: string,
     record: Record<string, string>,
     hasEvents: boolean,

@@ -93,6 +93,23 @@ export class ThreadEventLog {
     this.#bytes = 0;
   }
 
+  /** The buffered events `filter` matches (after its `since`), oldest first. */
+  buffered(filter: EventFilter): LoggedEvent[] {
+    return this.#events.filter((event) => matches(event, filter));
+  }
+
+  /**
+   * Hands `listener` every event appended from now on, until the returned function is called
+   * (a WebSocket's one listener for all its subscriptions, `websocket.ts`).
+   */
+  watch(listener: (event: LoggedEvent) => void): () => void {
+    const own: Listener = (event) => listener(event);
+    this.#listeners.add(own);
+    return () => {
+      this.#listeners.delete(own);
+    };
+  }
+
   /**
    * The events `filter` matches: the buffered ones, then the live ones as they come, until
    * `signal` aborts. Events are taken synchronously on subscription, so none falls between

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { nodeEntry } from "../../helpers/node-entry";
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -21,8 +22,8 @@ interface TurnOutput {
 
 async function turn(dataFile: string, sessionId: string, text: string): Promise<TurnOutput> {
   const { stdout } = await run(
-    "npx",
-    ["tsx", "test/fixtures/history-turn.ts", dataFile, sessionId, text],
+    process.execPath,
+    await nodeEntry("test/fixtures/history-turn.ts", [dataFile, sessionId, text]),
     { cwd: process.cwd(), timeout: 45_000, env: { ...process.env, NO_COLOR: "1" } },
   );
   const line = stdout.trim().split("\n").at(-1) ?? "";

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Thread } from "../../../src/api-types";
 import { PATHS } from "../../../src/api-types";
 import { readDataFile } from "../../../src/emulator/persistence";
+import { nodeEntry } from "../../helpers/node-entry";
 import { call } from "./http";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -19,8 +20,11 @@ interface Run {
   exited: Promise<number | null>;
 }
 
+/** What `tsx src/emulator/cli.ts` runs (test/helpers/node-entry.ts), set before the tests. */
+let cliEntry: string[] = [];
+
 function run(args: string[]): Run {
-  const child = spawn("npx", ["tsx", "src/emulator/cli.ts", ...args], {
+  const child = spawn(process.execPath, [...cliEntry, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -50,6 +54,7 @@ describe("studio-emulator CLI", () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "studio-emulator-cli-"));
+    cliEntry = await nodeEntry("src/emulator/cli.ts");
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -90,7 +95,7 @@ describe("studio-emulator CLI", () => {
       expect(logLines).toHaveLength(2);
       for (const line of logLines) expect(line).not.toContain(KEY);
 
-      // SIGTERM goes to the emulator itself: npx does not wait for its child when signalled.
+      // SIGTERM goes to the emulator itself, by the process id it prints.
       const pid = Number(/process id:\s+(\d+)/.exec(out)?.[1]);
       expect(pid).toBeGreaterThan(0);
       process.kill(pid, "SIGTERM");

@@ -15,6 +15,7 @@ import {
   createInProcessEmulator,
   SCOPE_HEADER,
 } from "../../../src/emulator";
+import { nodeEntry } from "../../helpers/node-entry";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const KEY = "control-test-key";
@@ -37,7 +38,7 @@ let proxyUrl = "";
 beforeAll(async () => {
   child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/emulator/cli.ts", "--port", "0", "--api-key", KEY],
+    await nodeEntry("src/emulator/cli.ts", ["--port", "0", "--api-key", KEY]),
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

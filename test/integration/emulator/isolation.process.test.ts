@@ -18,6 +18,7 @@ import {
   startEmulator,
 } from "../../../src/emulator";
 import { readDataFile } from "../../../src/emulator/persistence";
+import { nodeEntry } from "../../helpers/node-entry";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const MODEL = "studio/echo-small";
@@ -53,10 +54,10 @@ async function createThread(handle: EmulatorHandle, title: string): Promise<stri
 }
 
 /** The CLI on `file` in a child process, resolved once it listens (or rejected with stderr). */
-function cli(args: string[]): Promise<{ child: ChildProcess; stderr: () => string }> {
+async function cli(args: string[]): Promise<{ child: ChildProcess; stderr: () => string }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/emulator/cli.ts", "--port", "0", ...args],
+    await nodeEntry("src/emulator/cli.ts", ["--port", "0", ...args]),
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(child);

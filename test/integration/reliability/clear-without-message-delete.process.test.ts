@@ -14,6 +14,7 @@ import { StudioChatMessageHistory } from "../../../src/chat_history";
 import { StudioClient } from "../../../src/client";
 import { StudioError, StudioNotFoundError } from "../../../src/errors";
 import { useEmulator } from "../../helpers/emulator";
+import { nodeEntry } from "../../helpers/node-entry";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -82,7 +83,7 @@ describe("a session on a service without message delete", () => {
     await expect(plain.getThread(oldThread)).rejects.toBeInstanceOf(StudioNotFoundError);
     const fresh = await run(
       process.execPath,
-      ["--import", "tsx", READ_SESSION, baseUrl, apiKey, sessionId],
+      await nodeEntry(READ_SESSION, [baseUrl, apiKey, sessionId]),
       {
         cwd: ROOT,
         timeout: 30_000,
@@ -100,7 +101,7 @@ describe("a session on a service without message delete", () => {
     expect(texts(await other.getMessages())).toEqual(["again"]);
     const later = await run(
       process.execPath,
-      ["--import", "tsx", READ_SESSION, baseUrl, apiKey, sessionId],
+      await nodeEntry(READ_SESSION, [baseUrl, apiKey, sessionId]),
       {
         cwd: ROOT,
         timeout: 30_000,

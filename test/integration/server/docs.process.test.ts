@@ -2,10 +2,11 @@
  * The chat-UI page's snippets, run as written against the emulator (STUDIO_* variables) with the
  * built package, and driven with the SDK's `Client`: the session-cookie helper and the Next.js
  * route that uses it (imported, its exported handlers called as Next calls them), and the Node
- * server with its JWT check (started with `tsx`, reached over loopback, its identity provider's
- * key set served on loopback by the test). Each lets a signed-in user reach their threads and
- * refuses a forged credential with a 401; the Node server answers a request it cannot parse with
- * a 400 and goes on serving. Needs `npm run build` first (npm test builds before vitest runs).
+ * server with its JWT check (in a Node process of its own, test/helpers/node-entry.ts, reached
+ * over loopback, its identity provider's key set served on loopback by the test). Each lets a
+ * signed-in user reach their threads and refuses a forged credential with a 401; the Node server
+ * answers a request it cannot parse with a 400 and goes on serving. Needs `npm run build` first
+ * (npm test builds before vitest runs).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
+import { nodeEntry } from "../../helpers/node-entry";
 import { openRaw } from "../../helpers/raw-http";
 import { envWithoutService, REPO_ROOT } from "../../helpers/run-command";
 
@@ -188,7 +190,7 @@ describe("docs/chat-ui.md: the Node server with a bearer JWT", () => {
     const file = join(dir, "node-server.ts");
     await writeFile(file, await snippet("## Node's `http`"));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    child = spawn(process.execPath, ["--import", "tsx", file], {
+    child = spawn(process.execPath, await nodeEntry(file), {
       cwd: REPO_ROOT,
       env: envWithoutService({
         ...studioEnv(),

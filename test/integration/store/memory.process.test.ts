@@ -10,6 +10,7 @@ import type { Thread } from "../../../src/api-types";
 import { StudioClient } from "../../../src/client";
 import { StudioStore } from "../../../src/langgraph";
 import { useEmulator } from "../../helpers/emulator";
+import { nodeEntry } from "../../helpers/node-entry";
 import { REPO_ROOT, runCommand } from "../../helpers/run-command";
 import { memoryAgentTurn, USER } from "./memory-agent";
 
@@ -27,8 +28,14 @@ function connection() {
 async function turnInAnotherProcess(thread: string, text: string): Promise<string[]> {
   const { baseUrl, proxyUrl, apiKey } = connection();
   const result = await runCommand(
-    "npx",
-    ["tsx", "test/integration/store/memory-agent.ts", baseUrl, proxyUrl, apiKey, thread, text],
+    process.execPath,
+    await nodeEntry("test/integration/store/memory-agent.ts", [
+      baseUrl,
+      proxyUrl,
+      apiKey,
+      thread,
+      text,
+    ]),
     { env: { ...process.env, NO_COLOR: "1" }, timeoutMs: 60_000, cwd: REPO_ROOT },
   );
   if (result.code !== 0) throw new Error(`the agent process failed: ${result.stderr}`);

@@ -318,6 +318,7 @@ const ROOM_EDGES: Record<string, Record<string, string>> = {
     threads: "thread metadata keys and the service identity are shared with the memories",
     crypto: "each user's checkpoints and store values are sealed with their key ring (keyRing)",
     "zod-locale": "the request schemas are zod mini",
+    "field-docs": "fields are described beside their schema, for the docs' options tables",
   },
   emulator: {
     "api-types": "the emulator imports only the wire types, never the client or the models",

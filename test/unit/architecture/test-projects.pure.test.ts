@@ -81,7 +81,7 @@ describe("test projects by file name", () => {
     // vitest keeps a vi.mock registered for the rest of a shared worker (isolate: false): the
     // next file would import the mock. Spy on the export instead, or pass the dependency in.
     const mocking = [...projects]
-      .filter(([, names]) => names.some((name) => name !== "packaging" && name !== "runtimes"))
+      .filter(([, names]) => names.some((name) => name !== "runtimes"))
       .map(([file]) => file)
       .filter((file) =>
         /\bvi\s*\.\s*(mock|doMock)\s*\(/.test(readFileSync(join(ROOT, file), "utf8")),

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { StudioValidationError } from "../../../src/errors";
 import { type AgentServerOptions, createAgentServer } from "../../../src/server";
+import { redisCoordination } from "../../../src/server/redis";
 
 const client = new StudioClient({ apiKey: "test-key", baseUrl: "http://studio.test" });
 
@@ -172,5 +173,31 @@ describe("createAgentServer options", () => {
     const { field, message } = refusal({ ...rest, apiKey: "k", timeout: -5 });
     expect(field).toBe("timeout");
     expect(message).toMatch(/^Invalid timeout: /);
+  });
+});
+
+describe("createAgentServer coordination option", () => {
+  it("takes a coordination backend, refuses anything else, and refuses it beside keyRing", () => {
+    const coordination = redisCoordination({ url: "redis://127.0.0.1:1" });
+    expect(typeof createAgentServer({ ...base, coordination }).drain).toBe("function");
+    expect(refusal({ ...base, coordination: { url: "redis://x" } })).toMatchObject({
+      field: "coordination",
+      message: expect.stringContaining("redisCoordination({ url })"),
+    });
+    expect(refusal({ ...base, coordination, keyRing: () => undefined })).toMatchObject({
+      field: "coordination",
+      message: expect.stringContaining("Redis would keep the runs' events unencrypted"),
+    });
+  });
+
+  it("checks redisCoordination's own options where they are given", () => {
+    expect(() => redisCoordination({})).toThrow(/url: give either url or client/);
+    expect(() => redisCoordination({ url: "http://x" })).toThrow(
+      /Invalid url: must start with redis:\/\/ or rediss:\/\//,
+    );
+    expect(() => redisCoordination({ url: "redis://x", leaseMs: 5 })).toThrow(/Invalid leaseMs/);
+    expect(() => redisCoordination({ url: "redis://x", leaseMS: 5 } as never)).toThrow(
+      /leaseMS: is not a redisCoordination option; did you mean "leaseMs"/,
+    );
   });
 });
