@@ -170,7 +170,7 @@ async function threadWorker(
       c.gates.hold(hold);
       const first = await create(client, id, text);
       await c.gates.arrived(hold);
-      const second = unique(`${op}ed`);
+      const second = unique(`${op}-second`);
       if (op === "enqueue") {
         const queued = await create(client, id, second, { multitaskStrategy: "enqueue" });
         c.gates.open(hold);
