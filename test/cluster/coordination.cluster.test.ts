@@ -4,9 +4,16 @@
  * "mid-run" is a known point between two checkpoints, not a moment on the clock.
  */
 import { describe, expect, it } from "vitest";
+import {
+  ALL_CHANNELS,
+  command,
+  readEvents,
+  rootEnd,
+} from "../integration/server/protocol-v2-scripts";
 import { say, texts } from "../integration/server/scripts";
 import { gateName, STEPS, stepsReplies } from "./graphs";
 import { useCluster } from "./harness";
+import { INSTANCE_HEADER } from "./proxy";
 import { follow, lastValues, statusOf, threadTexts, unique } from "./runs";
 
 const cluster = useCluster({ redis: true });
@@ -211,6 +218,51 @@ describe("a run's events, status and cancel from any instance", () => {
       `one: ${text}`,
       next,
       ...stepsReplies(next),
+    ]);
+  });
+});
+
+describe("protocol v2 across instances", () => {
+  /** A handler that sends the request through the proxy to instance `index`. */
+  const via =
+    (index: number) =>
+    (request: Request): Promise<Response> => {
+      const { pathname, search } = new URL(request.url);
+      const headers = new Headers(request.headers);
+      headers.set(INSTANCE_HEADER, String(index));
+      return request.text().then((body) =>
+        fetch(`${cluster.get().proxy.url}${pathname}${search}`, {
+          method: request.method,
+          headers,
+          ...(request.method === "GET" || request.method === "HEAD" ? {} : { body }),
+        }),
+      );
+    };
+
+  it("events read through other instances mid-run and after, and from `since`, once each", async () => {
+    const threadId = crypto.randomUUID();
+    const text = unique("v2");
+    const two = holdAt(text, "two");
+    const started = await command(via(0), threadId, {
+      id: 1,
+      method: "run.start",
+      params: { assistant_id: "steps", input: say(text) },
+    });
+    expect(started.status).toBe(200);
+    await two.reached();
+    const live = readEvents(via(1), threadId, { channels: ALL_CHANNELS }, rootEnd);
+    two.open();
+    const all = await live;
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    expect(all.at(-1)?.params.data.event).toBe("completed");
+    const again = await readEvents(via(2), threadId, { channels: ALL_CHANNELS }, rootEnd);
+    expect(again.map((e) => e.seq)).toEqual(all.map((e) => e.seq));
+    const since = all[3]?.seq;
+    const later = await readEvents(via(0), threadId, { channels: ALL_CHANNELS, since }, rootEnd);
+    expect(later.map((e) => e.seq)).toEqual(all.slice(4).map((e) => e.seq));
+    expect(await threadTexts(cluster.get().client(2), threadId)).toEqual([
+      text,
+      ...stepsReplies(text),
     ]);
   });
 });
