@@ -12,8 +12,10 @@
  * - heap per open stream: STREAMS runs held open at once (their node waits on a gate);
  * - service calls per message: what one more message on a thread costs the thread list;
  * - protocol v2: a run as `@langchain/react`'s `useStream` starts one (a thread id minted by the
- *   client, `run.start`, the thread's event stream until the run's output), and the service calls
- *   of that first message and of a second one on the same thread.
+ *   client, `run.start`, the thread's event stream until the run's output): the first message,
+ *   which creates the thread, and the next message on a thread that had one (the threads made
+ *   beforehand, one per run); and the service calls of that first message and of a second one on
+ *   the same thread.
  *
  *   node --expose-gc --import tsx bench/agent-server.ts
  */
@@ -93,6 +95,21 @@ async function runV2(client: Client, handler: Handler, threadId?: string): Promi
   } finally {
     await thread.close();
   }
+}
+
+/** Client-minted threads that have had one v2 message, made before the clock starts. */
+async function v2ThreadPool(client: Client, handler: Handler, size: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const id = crypto.randomUUID();
+    await runV2(client, handler, id);
+    ids.push(id);
+  }
+  return () => {
+    const id = ids.pop();
+    if (id === undefined) throw new Error("the bench ran more v2 runs than it made threads for");
+    return id;
+  };
 }
 
 function sdk(handler: Handler): Client {
@@ -307,6 +324,17 @@ export const agentServerBench: BenchEntry = {
         { ours: () => runV2(ours, oursHandler), reference: () => runV2(reference, refHandler) },
         { warmup: 10, rounds: 8, iterations: 10 },
       );
+      const v2Runs = { warmup: 10, rounds: 8, iterations: 10 };
+      const v2Threads = v2Runs.warmup + 1 + v2Runs.rounds * v2Runs.iterations;
+      const oursV2Threads = await v2ThreadPool(ours, oursHandler, v2Threads);
+      const refV2Threads = await v2ThreadPool(reference, refHandler, v2Threads);
+      const perV2Next = await measureRounds(
+        {
+          ours: () => runV2(ours, oursHandler, oursV2Threads()),
+          reference: () => runV2(reference, refHandler, refV2Threads()),
+        },
+        v2Runs,
+      );
       const v2Thread = crypto.randomUUID();
       let before = calls.count;
       await runV2(ours, oursHandler, v2Thread);
@@ -374,6 +402,19 @@ export const agentServerBench: BenchEntry = {
           "ms/run",
           "createEmbedServer",
           ms(perV2Run.reference),
+          1.0,
+        ),
+        {
+          what: "agent server (createEmbedServer): v2 run, next message of a client-minted thread",
+          value: median(ms(perV2Next.reference)),
+          unit: "ms/run",
+        },
+        pairedRatioRow(
+          "agent server: v2 run, next message of a client-minted thread",
+          ms(perV2Next.ours),
+          "ms/run",
+          "createEmbedServer",
+          ms(perV2Next.reference),
           1.0,
         ),
         {

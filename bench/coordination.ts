@@ -190,7 +190,8 @@ export const coordinationBench: BenchEntry = {
         bytes.push(sizes.reduce((x, y) => x + y, 0));
         const state = await onA.threads.getState<{ messages: { type: string }[] }>(turn.thread_id);
         const kinds = state.values.messages.map((m) => m.type).join(",");
-        if (kinds !== "human,ai,tool,ai") throw new Error(`not an agent turn with a tool: ${kinds}`);
+        if (kinds !== "human,ai,tool,ai")
+          throw new Error(`not an agent turn with a tool: ${kinds}`);
       }
       rows.push({
         what: "coordination: Redis commands per agent turn (model, tool, model)",

@@ -82,19 +82,15 @@ export async function ownThread(
 /**
  * The service id of the owner's thread `threadId` (a service id or a client-chosen one), or a
  * 404, for a route that needs no more of its record (a run): no service call once this process
- * knows the thread (`ThreadRecords#owns`, `ClientThreadIds#serviceIdOf`).
+ * knows the thread (`ClientThreadIds#locate`).
  */
 export async function ownThreadId(
   ctx: ServerContext,
   owner: string,
   threadId: string,
 ): Promise<string> {
-  const id = threadIdOf(threadId);
-  const serviceId = await ctx.threadIds.serviceIdOf(owner, id);
-  if (await ctx.records.owns(owner, serviceId)) return serviceId;
-  // A client-chosen id that is not a UUID and not cached: looked up as one.
-  const found = serviceId === id ? await ctx.threadIds.find(owner, id) : undefined;
-  if (found) return found.view.thread_id;
+  const found = await ctx.threadIds.locate(owner, threadIdOf(threadId));
+  if (found) return found.serviceId;
   throw new HttpProblem(404, "Not Found", `Thread ${threadId} not found`);
 }
 

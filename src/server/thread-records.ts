@@ -8,6 +8,7 @@
  * message in that thread: a save appends the new snapshot, then deletes the older ones. Costs:
  *   - get: one call (its newest messages) once this process knows the thread's owner, two the
  *     first time (the thread, for its owner; then its messages), whatever the account holds;
+ *     none for the first get of a thread created `heldForRead` (protocol v2's `run.start`);
  *   - owns: no call once the owner is known, one the first time;
  *   - save: two calls (append, delete the previous snapshot);
  *   - list the owner's threads: one call per 100 threads of that owner (the dataset listing
@@ -37,6 +38,13 @@ const PAGE = 100;
 export const OWNERS_KEPT = 10_000;
 /** Snapshots read per get: one normally, a few after concurrent saves. */
 const SNAPSHOTS_READ = 5;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for an id shaped as a UUID (what clients mint for the threads they name). */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
 
 export interface StoredThread {
   view: ThreadView;
@@ -84,6 +92,10 @@ export class ThreadRecords {
   readonly #owners = new RecentKeys<string>(OWNERS_KEPT);
   /** Owner to their hash: a SHA-256 on every read was a twentieth of a run's CPU. */
   readonly #hashes = new RecentKeys<Promise<string>>(OWNERS_KEPT);
+  /** Whether a service thread id this process has seen was a UUID; undefined before the first. */
+  #uuidIds: boolean | undefined;
+  /** Records just created, answered to their next `get` once (`create`'s `heldForRead`). */
+  readonly #held = new RecentKeys<StoredThread>(OWNERS_KEPT);
 
   /** `tenant` keeps these owners apart from the same ids of another tenant (or of none). */
   constructor(client: StudioClient, tenant?: string) {
@@ -106,8 +118,29 @@ export class ThreadRecords {
     return hash;
   }
 
-  /** Creates the owner's thread with its first snapshot (one call). */
-  async create(owner: string, view: Omit<ThreadView, "thread_id">): Promise<StoredThread> {
+  /**
+   * Whether the service's thread ids are UUIDs, as the ids this process has seen say (a service
+   * has one shape of id); undefined before the first. While false, a UUID names no service thread.
+   */
+  get uuidIds(): boolean | undefined {
+    return this.#uuidIds;
+  }
+
+  #seen(threadId: string): void {
+    this.#uuidIds = this.#uuidIds === true || UUID.test(threadId);
+  }
+
+  /**
+   * Creates the owner's thread with its first snapshot (two calls). With `heldForRead`, the next
+   * `get` of it is answered with this record, no call: for a thread made for a run that starts at
+   * once (protocol v2's `run.start`), whose end reads the record nobody else has found yet.
+   * `alongside` is called with the new thread's id while its snapshot is written.
+   */
+  async create(
+    owner: string,
+    view: Omit<ThreadView, "thread_id">,
+    options: { heldForRead?: boolean; alongside?: (threadId: string) => Promise<unknown> } = {},
+  ): Promise<StoredThread> {
     const hash = await this.ownerHash(owner);
     // The id is the service's: the first snapshot is written once the id is known.
     const thread = await this.#client.createThread({
@@ -116,13 +149,29 @@ export class ThreadRecords {
     });
     const full: ThreadView = { ...view, thread_id: thread.id };
     this.#owners.set(thread.id, hash);
-    const message = await this.#client.createMessage(thread.id, snapshotMessage(full));
-    return { view: full, snapshotIds: [message.id] };
+    this.#seen(thread.id);
+    const [message] = await Promise.all([
+      this.#client.createMessage(thread.id, snapshotMessage(full)),
+      options.alongside?.(thread.id),
+    ]);
+    const stored = { view: full, snapshotIds: [message.id] };
+    if (options.heldForRead) this.#held.set(thread.id, stored);
+    return stored;
+  }
+
+  /** Drops a record `create` held for a read that will not come (its run did not start). */
+  release(threadId: string): void {
+    this.#held.delete(threadId);
   }
 
   /** The owner's thread, or undefined when it does not exist or is someone else's. */
   async get(owner: string, threadId: string): Promise<StoredThread | undefined> {
     if (!(await this.owns(owner, threadId))) return undefined;
+    const held = this.#held.get(threadId);
+    if (held !== undefined) {
+      this.#held.delete(threadId);
+      return held;
+    }
     let page: Awaited<ReturnType<StudioClient["listMessages"]>>;
     try {
       page = await this.#client.listMessages(threadId, { order: "desc", limit: SNAPSHOTS_READ });
@@ -151,13 +200,23 @@ export class ThreadRecords {
       if (isMissing(error)) return false;
       throw error;
     }
+    this.#seen(thread.id);
     if (!isChatThread(thread.metadata, hash)) return false;
     this.#owners.set(threadId, hash);
     return true;
   }
 
+  /**
+   * Whether this process knows the thread's owner (`owns` then costs no call); false again once
+   * the service has answered 404 for the thread.
+   */
+  knows(threadId: string): boolean {
+    return this.#owners.has(threadId);
+  }
+
   /** Replaces the thread's snapshot: append the new one, then delete those it replaces. */
   async save(stored: StoredThread, view: ThreadView): Promise<StoredThread> {
+    this.#held.delete(view.thread_id);
     const message = await this.#client.createMessage(view.thread_id, snapshotMessage(view));
     for (const id of stored.snapshotIds) {
       try {
@@ -172,6 +231,7 @@ export class ThreadRecords {
 
   async delete(threadId: string): Promise<void> {
     this.#owners.delete(threadId);
+    this.#held.delete(threadId);
     try {
       await this.#client.deleteThread(threadId);
     } catch (error) {
@@ -192,6 +252,7 @@ export class ThreadRecords {
       if (!found) continue;
       // Filed under the owner's dataset: the owner's.
       this.#owners.set(found.view.thread_id, hash);
+      this.#seen(found.view.thread_id);
       views.push(found.view);
     }
     return views;

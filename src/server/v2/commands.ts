@@ -10,7 +10,7 @@ import type { StoredThread } from "../thread-records";
 import { CommandError, errorCode, failure, type ResponseMeta, success } from "./responses";
 import { type CommandScope, inputInject, inputRespond, runStart, stateFork } from "./run-commands";
 import { listCheckpoints, stateGet } from "./state-commands";
-import { blankThread, createChosen } from "./thread-create";
+import { blankThread } from "./thread-create";
 
 type Json = Record<string, unknown>;
 
@@ -30,15 +30,26 @@ export function parseCommand(body: unknown): ProtocolCommand | undefined {
   return { id, method, params: (params ?? {}) as Json };
 }
 
-/** The thread a command is for: created by `run.start` when the owner has none of that id. */
+/** The thread a command is on: its service id, and its record once read. */
+interface Target {
+  threadId: string;
+  stored?: StoredThread | undefined;
+  created: boolean;
+}
+
+/**
+ * The thread a command is for: created by `run.start` when the owner has none of that id. A
+ * thread this process has seen costs no call here: only the commands that need its record read
+ * it (`CommandScope.record`).
+ */
 async function threadFor(
   ctx: ServerContext,
   owner: string,
   id: string,
   command: ProtocolCommand,
-): Promise<{ stored: StoredThread; created: boolean }> {
-  const found = await ctx.threadIds.find(owner, id);
-  if (found) return { stored: found, created: false };
+): Promise<Target> {
+  const found = await ctx.threadIds.locate(owner, id);
+  if (found) return { threadId: found.serviceId, stored: found.stored, created: false };
   if (command.method !== "run.start") {
     throw new HttpProblem(404, "Not Found", `Thread ${id} not found; send run.start to create it`);
   }
@@ -46,13 +57,35 @@ async function threadFor(
   if (ctx.auth) metadata.owner = owner;
   const graphId = command.params.assistant_id;
   if (typeof graphId === "string" && ctx.graphs.has(graphId)) metadata.graph_id = graphId;
-  return createChosen(ctx, owner, id, blankThread(new Date(), metadata));
+  // The look-up above found none: straight to the creation (which checks for a concurrent one).
+  // The run starts at once, and its end reads the record back: held for that read.
+  const { stored, created } = await ctx.threadIds.create(
+    owner,
+    id,
+    blankThread(new Date(), metadata),
+    { heldForRead: true },
+  );
+  return { threadId: stored.view.thread_id, stored, created };
 }
 
-async function result(scope: CommandScope, command: ProtocolCommand, created: boolean) {
-  const { ctx, owner, stored } = scope;
+/** The thread's record, read once when first asked for (a 404 when it is gone). */
+function recordOf(ctx: ServerContext, owner: string, target: Target): () => Promise<StoredThread> {
+  let read: Promise<StoredThread> | undefined;
+  return () => {
+    read ??= target.stored
+      ? Promise.resolve(target.stored)
+      : ctx.records.get(owner, target.threadId).then((stored) => {
+          if (!stored) throw new HttpProblem(404, "Not Found", "Thread not found");
+          return stored;
+        });
+    return read;
+  };
+}
+
+/** The command's answer; `id` is the thread's id as the command named it. */
+async function result(scope: CommandScope, command: ProtocolCommand, created: boolean, id: string) {
+  const { ctx, owner, threadId } = scope;
   const { params } = command;
-  const threadId = stored.view.thread_id;
   switch (command.method) {
     case "run.start":
       return { run_id: await runStart(scope, params, created) };
@@ -62,14 +95,15 @@ async function result(scope: CommandScope, command: ProtocolCommand, created: bo
       await inputInject(scope, params);
       return {};
     case "state.get":
-      return stateGet(await graphOf(ctx, owner, stored.view), threadId, params);
+      return stateGet(await graphOf(ctx, owner, (await scope.record()).view), threadId, params);
     case "state.listCheckpoints":
-      return listCheckpoints(await graphOf(ctx, owner, stored.view), threadId, params);
+      return listCheckpoints(
+        await graphOf(ctx, owner, (await scope.record()).view),
+        threadId,
+        params,
+      );
     case "state.fork":
-      return {
-        run_id: await stateFork(scope, params),
-        thread_id: stored.view.client_thread_id ?? threadId,
-      };
+      return { run_id: await stateFork(scope, params), thread_id: id };
     case "agent.getTree":
       return { tree: ctx.events.of(threadId).agents.tree() };
     default:
@@ -94,16 +128,26 @@ export async function handleCommand(
     const subscribed = command.method === "subscription.subscribe";
     return success(command.id, subscribed ? { subscription_id: crypto.randomUUID() } : {});
   }
-  const { stored, created } = await threadFor(ctx, owner, id, command);
-  const threadId = stored.view.thread_id;
+  const target = await threadFor(ctx, owner, id, command);
+  const { threadId } = target;
+  const scope: CommandScope = {
+    ctx,
+    owner,
+    threadId,
+    record: recordOf(ctx, owner, target),
+    request,
+  };
+  // The thread under the id the command named (as the reference server answers).
   const meta = (): ResponseMeta => ({
-    thread_id: stored.view.client_thread_id ?? threadId,
+    thread_id: id,
     applied_through_seq: ctx.events.of(threadId).lastSeq,
   });
   try {
-    const answer = await result({ ctx, owner, stored, request }, command, created);
+    const answer = await result(scope, command, target.created, id);
     return success(command.id, answer, meta());
   } catch (error) {
+    // No run will read the record it was held for.
+    if (target.created) ctx.records.release(threadId);
     if (error instanceof CommandError || (error instanceof HttpProblem && error.status !== 404)) {
       return failure(command.id, errorCode(error), error.message, meta());
     }

@@ -11,7 +11,7 @@
  */
 import { type MatchableEvent, matchesSubscription } from "@langchain/langgraph/stream";
 import type { Channel, SubscribeParams } from "@langchain/protocol";
-import { toWire } from "../wire";
+import { wireReplacer } from "../wire";
 import { AgentTree } from "./agent-tree";
 import type { DraftEvent } from "./protocol-events";
 
@@ -37,8 +37,11 @@ export interface EventFilter {
 }
 
 export function matches(event: LoggedEvent, filter: EventFilter): boolean {
-  const definition = { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
-  return matchesSubscription(event, definition);
+  return matchesSubscription(event, subscriptionOf(filter));
+}
+
+function subscriptionOf(filter: EventFilter): SubscribeParams {
+  return { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
 }
 
 type Listener = (event: LoggedEvent) => void;
@@ -70,10 +73,10 @@ export class ThreadEventLog {
       data: draft.data,
     };
     const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
-    // The wire form once: filters read its params, streams write its JSON.
-    const wire = toWire(body) as { params: LoggedEvent["params"] };
-    const json = JSON.stringify(wire);
-    const event: LoggedEvent = { seq, method: draft.method, params: wire.params, json };
+    // The JSON once, for every stream; filters read the method, the namespace and a custom
+    // event's name, which are the same before and after the wire form.
+    const json = JSON.stringify(body, wireReplacer);
+    const event: LoggedEvent = { seq, method: draft.method, params, json };
     this.agents.note(event.method, event.params.namespace, event.params.data);
     this.#events.push(event);
     this.#bytes += json.length;
@@ -116,10 +119,12 @@ export class ThreadEventLog {
    * the replay and the live ones.
    */
   async *follow(filter: EventFilter, signal: AbortSignal): AsyncGenerator<LoggedEvent> {
-    const queue: LoggedEvent[] = this.#events.filter((event) => matches(event, filter));
+    // Made once per stream, not once per event.
+    const definition = subscriptionOf(filter);
+    const queue = this.#events.filter((event) => matchesSubscription(event, definition));
     let wake: (() => void) | undefined;
     const listener: Listener = (event) => {
-      if (!matches(event, filter)) return;
+      if (!matchesSubscription(event, definition)) return;
       queue.push(event);
       wake?.();
     };
@@ -155,7 +160,9 @@ export class EventLogs {
    * Notes a command being handled until `done` is called. A stream opened meanwhile on the same
    * thread waits for it (`settled`) before replaying: the SDK opens a stream for an
    * `input.respond` without waiting for the command's answer, and the answer's run drops the
-   * paused run's events, which the stream must not replay.
+   * paused run's events, which the stream must not replay. The SDK sends the command first, and
+   * the route notes it before any await, so the order holds however fast the stream's own
+   * look-up is.
    */
   begin(owner: string, threadId: string): () => void {
     const key = `${owner}\u0000${threadId}`;
@@ -180,10 +187,13 @@ export class EventLogs {
 
   /** The thread's log, created on first use (and marked recently used). */
   of(threadId: string): ThreadEventLog {
-    const log = this.#logs.get(threadId) ?? new ThreadEventLog();
+    const known = this.#logs.get(threadId);
+    const log = known ?? new ThreadEventLog();
     this.#logs.delete(threadId);
     this.#logs.set(threadId, log);
-    this.#trim();
+    // Only a new log can take the idle ones past their bound (counting them on every use was a
+    // twentieth of a v2 run's CPU).
+    if (!known) this.#trim();
     return log;
   }
 
@@ -192,6 +202,7 @@ export class EventLogs {
   }
 
   #trim(): void {
+    if (this.#logs.size <= MAX_IDLE_THREADS) return;
     let idle = 0;
     for (const log of this.#logs.values()) if (log.idle) idle++;
     for (const [id, log] of this.#logs) {

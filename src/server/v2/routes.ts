@@ -2,7 +2,7 @@
  * Protocol v2 routes, beside v1 on the same threads and runs: commands, and the thread's event
  * stream over SSE (`POST`).
  */
-import { ownThread, readBody, type ServerContext } from "../context";
+import { ownThreadId, readBody, type ServerContext } from "../context";
 import { json } from "../http";
 import { type RouteEntry, route } from "../router";
 import { handleCommand, parseCommand } from "./commands";
@@ -12,6 +12,8 @@ import { failure } from "./responses";
 export function protocolRoutes(ctx: ServerContext): RouteEntry[] {
   return [
     route("POST", "/threads/:thread_id/commands", async (request, owner, p) => {
+      // Noted before any await: a stream that asks after this command reached the server waits
+      // for its answer (`EventLogs#settled`), whatever its own look-up costs.
       const done = ctx.events.begin(owner, p.thread_id ?? "");
       try {
         return await answer(request, owner, p.thread_id ?? "");
@@ -21,10 +23,11 @@ export function protocolRoutes(ctx: ServerContext): RouteEntry[] {
     }),
     route("POST", "/threads/:thread_id/stream/events", async (request, owner, p) => {
       const filter = parseEventFilter(await readBody(ctx, request));
-      const stored = await ownThread(ctx, owner, p.thread_id ?? "");
-      // After the thread's look-up (service I/O), a command sent with this stream has arrived.
+      const threadId = await ownThreadId(ctx, owner, p.thread_id ?? "");
+      // Before the replay is taken: an `input.respond` being handled drops the paused run's
+      // events, which this stream must not replay.
       await ctx.events.settled(owner, p.thread_id ?? "");
-      return eventStream(ctx.events.of(stored.view.thread_id), filter, ctx.heartbeatMs);
+      return eventStream(ctx.events.of(threadId), filter, ctx.heartbeatMs);
     }),
   ];
 

@@ -20,7 +20,10 @@ type Json = Record<string, unknown>;
 export interface CommandScope {
   ctx: ServerContext;
   owner: string;
-  stored: StoredThread;
+  /** The thread's service id. */
+  threadId: string;
+  /** The thread's record, read at most once, by the commands that need more than its id. */
+  record(): Promise<StoredThread>;
   request: Request;
 }
 const STRATEGIES = ["reject", "interrupt", "rollback", "enqueue"] as const;
@@ -69,9 +72,9 @@ export async function graphNamed(
  * The graph that last ran on the thread (a run of this process whose record is not saved yet
  * first), or an error saying to start a run first.
  */
-export function threadGraphId(scope: CommandScope): string {
-  const latest = scope.ctx.runs.list(scope.stored.view.thread_id)[0]?.assistant_id;
-  const id = latest ?? scope.stored.view.metadata.graph_id;
+export async function threadGraphId(scope: CommandScope): Promise<string> {
+  const latest = scope.ctx.runs.list(scope.threadId)[0]?.assistant_id;
+  const id = latest ?? (await scope.record()).view.metadata.graph_id;
   if (typeof id === "string") return id;
   throw new CommandError("no_such_run", "the thread has no run yet; send run.start first");
 }
@@ -82,11 +85,10 @@ export async function startRun(
   body: RunCreate,
   options: { resumes?: boolean } = {},
 ): Promise<string> {
-  const { ctx, owner, stored, request } = scope;
+  const { ctx, owner, threadId, request } = scope;
   checkRunMetadata(body.metadata, body.assistant_id);
   checkInputSize(body, ctx.maxInputBytes);
   const graph = await graphNamed(ctx, owner, body.assistant_id);
-  const threadId = stored.view.thread_id;
   const mine = await ctx.userGraphs(owner);
   try {
     await requireStartCheckpoint(mine.checkpointer, threadId, body);
@@ -131,7 +133,7 @@ export async function startRun(
 
 /** `run.start`: input, or the answer to a pending interrupt, or a fork from a checkpoint. */
 export async function runStart(scope: CommandScope, params: Json, isNew: boolean): Promise<string> {
-  const { ctx, owner, stored } = scope;
+  const { ctx, owner, threadId } = scope;
   const config = record(params, "config");
   const configurable = config ? record(config, "configurable") : undefined;
   const forkFrom = configurable?.checkpoint_id;
@@ -140,10 +142,7 @@ export async function runStart(scope: CommandScope, params: Json, isNew: boolean
   const input = params.input ?? null;
   // The protocol's state machine: input to an interrupted thread is the interrupt's answer.
   const resumes =
-    input !== null &&
-    !isNew &&
-    fork === undefined &&
-    (await hasPendingInterrupt(graph, stored.view.thread_id));
+    input !== null && !isNew && fork === undefined && (await hasPendingInterrupt(graph, threadId));
   const body: RunCreate = {
     assistant_id: params.assistant_id as string,
     ...(resumes ? { command: { resume: input } } : { input }),
@@ -203,11 +202,11 @@ async function pendingInterruptIds(graph: RunnableGraph, threadId: string): Prom
 
 /** `input.respond`: resumes the thread's pending interrupts with the answers given. */
 export async function inputRespond(scope: CommandScope, params: Json): Promise<string> {
-  const { ctx, owner, stored } = scope;
+  const { ctx, owner, threadId } = scope;
   const resume = answers(params);
-  const assistantId = threadGraphId(scope);
+  const assistantId = await threadGraphId(scope);
   const graph = await graphNamed(ctx, owner, assistantId);
-  const pending = await pendingInterruptIds(graph, stored.view.thread_id);
+  const pending = await pendingInterruptIds(graph, threadId);
   for (const id of Object.keys(resume)) {
     if (!pending.has(id)) {
       throw new CommandError(
@@ -254,7 +253,7 @@ export async function inputInject(scope: CommandScope, params: Json): Promise<st
     ],
   };
   const body: RunCreate = {
-    assistant_id: threadGraphId(scope),
+    assistant_id: await threadGraphId(scope),
     input,
     multitask_strategy: "enqueue",
   };
@@ -268,7 +267,7 @@ export async function stateFork(scope: CommandScope, params: Json): Promise<stri
   }
   const config = record(params, "config");
   const body: RunCreate = {
-    assistant_id: threadGraphId(scope),
+    assistant_id: await threadGraphId(scope),
     input: params.input ?? null,
     config: {
       ...(config ?? {}),

@@ -115,6 +115,7 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
   const graphName = body.assistant_id;
   const signal = run.controller.signal;
   const announced = new Set<string>();
+  let raised = false;
   log.append({
     method: "lifecycle",
     namespace: [],
@@ -144,9 +145,14 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
       root("failed", runErrorEvent(error).message);
       return "error";
     }
+    raised = true;
   }
+  // The stream announces every interrupt (its `updates` and `values` carry them), so a run that
+  // ended without one reads no state here: the lifecycle reads it once, for the thread record.
+  // An interrupt raised out of the stream unannounced is looked for in the state.
   const paused =
-    announced.size > 0 || (await hasPendingInterrupt(graph, run.thread_id).catch(() => false));
+    announced.size > 0 ||
+    (raised && (await hasPendingInterrupt(graph, run.thread_id).catch(() => false)));
   root(paused ? "interrupted" : "completed");
   return "success";
 }

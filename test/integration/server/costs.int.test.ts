@@ -3,10 +3,12 @@
  * (the thread list) is fixed per message, and neither it nor a search grows with the account.
  * The numbers are the ones docs/chat-ui.md states.
  */
+import { MemorySaver } from "@langchain/langgraph";
+import type { Client } from "@langchain/langgraph-sdk";
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
-import { sdkClient, studioServer } from "./harness";
-import { agentTurn, approvalResume, approvalUntilInterrupt } from "./scripts";
+import { type Handler, sdkClient, studioServer } from "./harness";
+import { agentTurn, approvalResume, approvalUntilInterrupt, say, texts } from "./scripts";
 
 const emulator = useEmulator({ recordRequests: 10_000 } as never);
 
@@ -121,5 +123,78 @@ describe("service calls per message", () => {
     );
     expect(paused).toHaveLength(3);
     expect(resumed).toEqual(paused);
+  });
+});
+
+/** One message as `@langchain/react`'s `useStream` sends it: `run.start`, then its values. */
+async function v2Turn(client: Client, handler: Handler, threadId: string, text: string) {
+  const fetch = (input: string | URL | Request, init?: RequestInit) =>
+    handler(new Request(input, init));
+  const thread = client.threads.stream(threadId, { assistantId: "echo", fetch });
+  try {
+    await thread.run.start({ input: say(text) });
+    expect(texts(await thread.values).at(-1)).toBe(`You said: ${text}`);
+  } finally {
+    await thread.close();
+  }
+}
+
+describe("service calls per protocol v2 message", () => {
+  it("a message on a client-minted thread costs three calls; its first, which creates it, eight", async () => {
+    // MemorySaver: every call counted is the thread list's.
+    const { handler } = studioServer(emulator.handle, { checkpointer: new MemorySaver() });
+    const client = sdkClient(handler);
+    const threadId = crypto.randomUUID();
+    const first = await callsDuring(() => v2Turn(client, handler, threadId, "hello"));
+    const creation = [
+      // The id is looked up: its listing, then as a service id.
+      "GET /studio/v1/threads",
+      `GET /studio/v1/threads/${threadId}`,
+      // The chat thread, then its record and the id's thread (at once, so in either order),
+      // then the check for a concurrent creation.
+      "POST /studio/v1/threads",
+      "POST /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads",
+      "GET /studio/v1/threads",
+      // The run's end replaces the record (not read back: this process just wrote it).
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ];
+    expect(first.toSorted()).toEqual(creation.toSorted());
+    // The command and the event stream find the thread in this process: no look-up.
+    const perMessage = [
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ];
+    expect(await callsDuring(() => v2Turn(client, handler, threadId, "again"))).toEqual(perMessage);
+    expect(await callsDuring(() => v2Turn(client, handler, threadId, "third"))).toEqual(perMessage);
+    // Once this process has seen that the service's ids are no UUIDs, a new UUID is not tried
+    // as one: the next new thread costs seven.
+    const next = await callsDuring(() => v2Turn(client, handler, crypto.randomUUID(), "new"));
+    expect(next.toSorted()).toEqual(creation.filter((call) => !call.includes(threadId)).toSorted());
+  });
+
+  it("a process that has not seen the thread looks its id up once, then three calls a message", async () => {
+    const first = studioServer(emulator.handle, { checkpointer: new MemorySaver() });
+    const threadId = crypto.randomUUID();
+    await v2Turn(sdkClient(first.handler), first.handler, threadId, "hello");
+    const later = studioServer(emulator.handle, { checkpointer: new MemorySaver() });
+    const client = sdkClient(later.handler);
+    expect(await callsDuring(() => v2Turn(client, later.handler, threadId, "again"))).toEqual([
+      // The id's listing, then the thread it names (its owner, its record).
+      "GET /studio/v1/threads",
+      "GET /studio/v1/threads/:id",
+      "GET /studio/v1/threads/:id/messages",
+      // The run's end: read the record, replace its snapshot.
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
+    expect(await callsDuring(() => v2Turn(client, later.handler, threadId, "third"))).toEqual([
+      "GET /studio/v1/threads/:id/messages",
+      "POST /studio/v1/threads/:id/messages",
+      "DELETE /studio/v1/threads/:id/messages/:id",
+    ]);
   });
 });

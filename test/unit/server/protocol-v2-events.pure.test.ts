@@ -6,7 +6,12 @@
  */
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { MAX_EVENTS, ThreadEventLog } from "../../../src/server/v2/event-log";
+import {
+  EventLogs,
+  MAX_EVENTS,
+  MAX_IDLE_THREADS,
+  ThreadEventLog,
+} from "../../../src/server/v2/event-log";
 import { draftEvents } from "../../../src/server/v2/protocol-events";
 import { stateValues } from "../../../src/server/v2/state-messages";
 
@@ -159,5 +164,20 @@ describe("ThreadEventLog", () => {
     log.clear();
     log.append({ method: "values", namespace: [], data: {} });
     expect(await take(log, { channels: ["values"] }, 1)).toEqual([MAX_EVENTS + 6]);
+  });
+});
+
+describe("EventLogs", () => {
+  it("keeps the logs of at most MAX_IDLE_THREADS idle threads, a live one whatever its age", () => {
+    const logs = new EventLogs();
+    logs.of("live").live = 1;
+    for (let i = 0; i <= MAX_IDLE_THREADS; i++) {
+      logs.of(`t${i}`).append({ method: "values", namespace: [], data: {} });
+    }
+    // The oldest idle log went when the newest came; the live one, older still, stayed.
+    expect(logs.of("live").live).toBe(1);
+    expect(logs.of(`t${MAX_IDLE_THREADS}`).lastSeq).toBe(1);
+    expect(logs.of("t1").lastSeq).toBe(1);
+    expect(logs.of("t0").lastSeq).toBe(0);
   });
 });
