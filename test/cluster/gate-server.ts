@@ -20,12 +20,15 @@ export interface GateServer {
   arrived(name: string, times?: number): Promise<void>;
   /** How many times `name` has been reached. */
   count(name: string): number;
+  /** The instances that reached `name` (their `x-instance` header), in order. */
+  reachedBy(name: string): string[];
   close(): Promise<void>;
 }
 
 interface Entry {
   held: boolean;
   count: number;
+  by: string[];
   waiting: Set<ServerResponse>;
   arrivals: Map<number, Deferred<void>>;
 }
@@ -35,7 +38,7 @@ export async function startGateServer(): Promise<GateServer> {
   const entryOf = (name: string): Entry => {
     let entry = entries.get(name);
     if (!entry) {
-      entry = { held: false, count: 0, waiting: new Set(), arrivals: new Map() };
+      entry = { held: false, count: 0, by: [], waiting: new Set(), arrivals: new Map() };
       entries.set(name, entry);
     }
     return entry;
@@ -58,6 +61,7 @@ export async function startGateServer(): Promise<GateServer> {
     }
     const entry = entryOf(decodeURIComponent(match[1]));
     entry.count++;
+    entry.by.push(String(req.headers["x-instance"] ?? "?"));
     arrivalOf(entry, entry.count).resolve();
     if (!entry.held) {
       res.writeHead(200).end("open");
@@ -83,6 +87,7 @@ export async function startGateServer(): Promise<GateServer> {
     },
     arrived: (name, times = 1) => arrivalOf(entryOf(name), times).promise,
     count: (name) => entries.get(name)?.count ?? 0,
+    reachedBy: (name) => [...(entries.get(name)?.by ?? [])],
     async close() {
       for (const entry of entries.values()) for (const res of entry.waiting) res.destroy();
       server.closeAllConnections();

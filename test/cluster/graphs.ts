@@ -35,7 +35,10 @@ export function stepsGraph(gateUrl: string) {
       const human = state.messages.findLast((m: BaseMessage) => m.getType() === "human");
       const text = human?.text ?? "";
       const gate = `${gateUrl}/wait/${encodeURIComponent(gateName(text, step))}`;
-      const answer = await fetch(gate, { signal: config.signal ?? null });
+      const answer = await fetch(gate, {
+        signal: config.signal ?? null,
+        headers: { "x-instance": process.env.INSTANCE_ID ?? "?" },
+      });
       if (!answer.ok) throw new Error(`gate ${gate} answered ${answer.status}`);
       return { messages: [new AIMessage({ content: `${step}: ${text}` })] };
     };

@@ -35,6 +35,8 @@ interface Instance {
   /** Everything the process printed, on stdout and stderr, in order. */
   output: string;
   exited: Promise<void>;
+  /** Resolves once the process printed a line equal to `line`. */
+  printed(line: string): Promise<void>;
 }
 
 export interface Cluster {
@@ -49,6 +51,11 @@ export interface Cluster {
   kill(index: number): Promise<void>;
   /** SIGTERM to instance `index` (out of the rotation first), resolved once it exited. */
   terminate(index: number): Promise<void>;
+  /**
+   * SIGTERM to instance `index`: `draining` resolves once it has called `drain()` (it says so
+   * on stdout), `exited` once the process ended.
+   */
+  shutdown(index: number): { draining: Promise<void>; exited: Promise<void> };
   /** Starts instance `index` again (after `kill` or `terminate`) and puts it back in rotation. */
   respawn(index: number): Promise<void>;
   /** Whether instance `index` is running. */
@@ -87,6 +94,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       child,
       output: "",
       exited: new Promise((resolve) => child.once("exit", () => resolve())),
+      printed: (line) =>
+        new Promise((resolve) => {
+          const seen = () => instance.output.split("\n").includes(line);
+          if (seen()) return resolve();
+          const check = () => {
+            if (!seen()) return;
+            child.stdout?.off("data", check);
+            resolve();
+          };
+          child.stdout?.on("data", check);
+        }),
     };
     instances[index] = instance;
     const port = await new Promise<number>((resolve, reject) => {
@@ -144,6 +162,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     },
     kill: (index) => stopInstance(index, "SIGKILL"),
     terminate: (index) => stopInstance(index, "SIGTERM"),
+    shutdown(index) {
+      const instance = instances[index];
+      if (!instance) throw new Error(`instance ${index} is not running`);
+      const draining = Promise.race([
+        instance.printed("DRAINING"),
+        instance.exited.then(() => {
+          if (!instance.output.split("\n").includes("DRAINING")) {
+            throw new Error(`instance ${index} exited without draining:\n${instance.output}`);
+          }
+        }),
+      ]);
+      // Handled here too: a caller that only awaits `exited` leaves no unhandled rejection.
+      draining.catch(() => {});
+      return { draining, exited: stopInstance(index, "SIGTERM") };
+    },
     respawn: (index) => spawnInstance(index),
     running: (index) => instances[index] !== undefined,
     report() {

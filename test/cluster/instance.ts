@@ -27,7 +27,12 @@ type Handler = ReturnType<typeof createAgentServer> & {
 };
 
 interface CoordinationModule {
-  redisCoordination(options: { url: string; instanceId?: string; keyPrefix?: string }): unknown;
+  redisCoordination(options: {
+    url: string;
+    instanceId?: string;
+    keyPrefix?: string;
+    leaseMs?: number;
+  }): unknown;
 }
 
 function env(name: string): string {
@@ -52,7 +57,9 @@ async function coordination(url: string, instanceId: string): Promise<unknown> {
     );
   }
   const module = (await import(new URL(found, import.meta.url).href)) as CoordinationModule;
-  return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test" });
+  // A short lease: how long a killed instance's runs wait for another instance to take them.
+  const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 1_000);
+  return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test:", leaseMs });
 }
 
 const instanceId = env("INSTANCE_ID");
@@ -80,6 +87,8 @@ server.listen(0, "127.0.0.1", () => {
 });
 
 process.once("SIGTERM", () => {
+  // Printed first: the harness waits for it before letting a held step finish.
+  console.log("DRAINING");
   void (async () => {
     try {
       await handler.drain?.();
