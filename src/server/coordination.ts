@@ -18,8 +18,12 @@ export interface SharedRun {
   owner: string;
   userId?: string | undefined;
   body: RunCreate;
-  /** True once the run stored a checkpoint: a takeover then resumes from it (input `null`). */
-  checkpointed: boolean;
+  /**
+   * The root checkpoints the run wrote, as its instance heard of them: a takeover resumes from
+   * the thread's latest checkpoint (input `null`) only when it is one of these (a checkpoint
+   * heard of may not have been stored yet, under LangGraph's default async durability).
+   */
+  checkpoints: string[];
   /** The next event's number (a takeover goes on numbering from there). */
   nextSeq: number;
 }

@@ -38,7 +38,8 @@ export class RunDirectory {
   async busy(threadIds: readonly string[]): Promise<Set<string>> {
     const here = threadIds.filter((id) => this.#runs.isBusy(id));
     if (!this.#shared || threadIds.length === 0) return new Set(here);
-    const there = await this.#shared.busy(threadIds);
+    // The backend unreachable: the thread list still answers, "busy" as this process knows it.
+    const there = await this.#shared.busy(threadIds).catch(() => new Set<string>());
     for (const id of here) there.add(id);
     return there;
   }

@@ -398,9 +398,9 @@ export class RunLifecycle {
       createdAt: typeof stored.created_at === "string" ? stored.created_at : undefined,
       firstSeq: shared.nextSeq,
     });
-    // Past its first checkpoint the run goes on from the last one (LangGraph resumes a thread
-    // given no input); before it, nothing of it was stored, so it starts from its input.
-    const body = shared.checkpointed
+    // Past its first stored checkpoint the run goes on from the last one (LangGraph resumes a
+    // thread given no input); before it, nothing of it was stored, so it starts from its input.
+    const body = (await resumesFromOwnCheckpoint(request, shared.checkpoints))
       ? { ...request.body, input: null, command: undefined, checkpoint_id: undefined }
       : request.body;
     this.#share(run);
@@ -517,9 +517,19 @@ function sharedRun(request: RunRequest): SharedRun {
     owner: request.owner,
     userId: request.userId,
     body: request.body,
-    checkpointed: false,
+    checkpoints: [],
     nextSeq: 0,
   };
+}
+
+/** True when the thread's latest stored checkpoint is one the run wrote. */
+async function resumesFromOwnCheckpoint(request: RunRequest, own: string[]): Promise<boolean> {
+  if (own.length === 0 || !request.checkpointer) return false;
+  const latest = await request.checkpointer.getTuple({
+    configurable: { thread_id: request.threadId, checkpoint_ns: "" },
+  });
+  const id = latest?.config.configurable?.checkpoint_id;
+  return typeof id === "string" && own.includes(id);
 }
 
 function drainingProblem(): HttpProblem {

@@ -39,8 +39,8 @@ export const RUN_RECORD_FORMAT = 1;
 
 /** Runs kept in a thread's run list (the oldest go first). */
 const RUNS_KEPT = 100;
-/** How long an admission may wait for Redis before it is a 503. */
-const ADMIT_TIMEOUT_MS = 3_000;
+/** How long a request may wait for Redis before it is a 503. */
+const ANSWER_TIMEOUT_MS = 3_000;
 /** The largest entry id a run's events have: reading after it waits for the end marker only. */
 const AFTER_ALL_EVENTS = "0-18446744073709551615";
 
@@ -140,14 +140,31 @@ export class RedisCoordination implements RunCoordination {
     return new HttpProblem(
       503,
       "Service Unavailable",
-      "The server cannot start runs right now (its run coordinator is unreachable); try again " +
-        "in a moment",
+      "The server's run coordinator is unreachable: runs cannot be started, read or cancelled " +
+        "right now; try again in a moment",
     );
   }
 
-  async admit(run: RunRecord, shared: SharedRun): Promise<{ ahead: boolean }> {
-    await Promise.race([this.#connect(), delay(ADMIT_TIMEOUT_MS)]).catch(() => {});
+  /**
+   * Resolves once Redis answers, or throws the 503 at once (a request waits at most
+   * `ANSWER_TIMEOUT_MS` to connect): node-redis would queue a command until Redis is back.
+   */
+  async #usable(): Promise<void> {
+    await Promise.race([this.#connect(), delay(ANSWER_TIMEOUT_MS)]).catch(() => {});
     if (!this.#ready()) throw this.#unavailable();
+  }
+
+  /** A command a request waits for: a 503 when Redis does not answer in time. */
+  async #send<T = unknown>(args: readonly string[]): Promise<T> {
+    try {
+      return await withTimeout(this.#cmd.sendCommand<T>(args), ANSWER_TIMEOUT_MS);
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+  }
+
+  async admit(run: RunRecord, shared: SharedRun): Promise<{ ahead: boolean }> {
+    await this.#usable();
     const k = this.#keys;
     const threadId = run.thread_id;
     let reply: [string, string];
@@ -171,7 +188,7 @@ export class RedisCoordination implements RunCoordination {
             String(RUN_RECORD_FORMAT),
           ],
         ),
-        ADMIT_TIMEOUT_MS,
+        ANSWER_TIMEOUT_MS,
       );
     } catch (error) {
       throw this.#unavailable(error);
@@ -400,14 +417,14 @@ export class RedisCoordination implements RunCoordination {
   }
 
   async find(threadId: string, runId: string): Promise<RunHandle | undefined> {
-    await this.#connect();
+    await this.#usable();
     const local = this.#local.get(runId);
     if (local && local.thread_id === threadId && local.firstSeq === 0 && !local.handedOff) {
       return local;
     }
     const [hash, stream] = await Promise.all([
-      this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]).then(hashOf),
-      this.#cmd.sendCommand<number>(["EXISTS", this.#keys.events(runId)]),
+      this.#send(["HGETALL", this.#keys.run(runId)]).then(hashOf),
+      this.#send<number>(["EXISTS", this.#keys.events(runId)]),
     ]);
     if (hash.thread !== threadId || !hash.run) return undefined;
     checkFormat(hash.format);
@@ -415,15 +432,10 @@ export class RedisCoordination implements RunCoordination {
   }
 
   async list(threadId: string, status?: string): Promise<RunHandle[]> {
-    await this.#connect();
-    const ids = await this.#cmd.sendCommand<string[]>([
-      "ZREVRANGE",
-      this.#keys.runs(threadId),
-      "0",
-      "-1",
-    ]);
+    await this.#usable();
+    const ids = await this.#send<string[]>(["ZREVRANGE", this.#keys.runs(threadId), "0", "-1"]);
     const hashes = await Promise.all(
-      ids.map((id) => this.#cmd.sendCommand(["HGETALL", this.#keys.run(id)]).then(hashOf)),
+      ids.map((id) => this.#send(["HGETALL", this.#keys.run(id)]).then(hashOf)),
     );
     const runs: RunHandle[] = [];
     for (const [i, hash] of hashes.entries()) {
@@ -438,42 +450,37 @@ export class RedisCoordination implements RunCoordination {
   }
 
   async forget(threadId: string, runId: string): Promise<boolean> {
-    await this.#connect();
-    const hash = hashOf(await this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]));
+    await this.#usable();
+    const hash = hashOf(await this.#send(["HGETALL", this.#keys.run(runId)]));
     if (hash.thread !== threadId) return true;
     if (hash.ended !== "1") return false;
     await Promise.all([
-      this.#cmd.sendCommand(["DEL", this.#keys.run(runId), this.#keys.events(runId)]),
-      this.#cmd.sendCommand(["ZREM", this.#keys.runs(threadId), runId]),
+      this.#send(["DEL", this.#keys.run(runId), this.#keys.events(runId)]),
+      this.#send(["ZREM", this.#keys.runs(threadId), runId]),
     ]);
     return true;
   }
 
   /** Cancels a run wherever it runs: one that has not started reads the mark at its turn. */
   async cancel(runId: string): Promise<void> {
-    await this.#connect();
+    await this.#usable();
     const k = this.#keys;
     await Promise.all([
-      this.#cmd.sendCommand(["SET", k.cancel(runId), "1", "PX", "86400000"]),
-      this.#cmd.sendCommand(["PUBLISH", k.cancelChannel, runId]),
+      this.#send(["SET", k.cancel(runId), "1", "PX", "86400000"]),
+      this.#send(["PUBLISH", k.cancelChannel, runId]),
     ]);
   }
 
   async cancelThread(threadId: string): Promise<void> {
-    await this.#connect();
-    const live = await this.#cmd.sendCommand<string[]>([
-      "LRANGE",
-      this.#keys.live(threadId),
-      "0",
-      "-1",
-    ]);
+    await this.#usable();
+    const live = await this.#send<string[]>(["LRANGE", this.#keys.live(threadId), "0", "-1"]);
     await Promise.all(live.map((runId) => this.cancel(runId)));
   }
 
   async busy(threadIds: readonly string[]): Promise<Set<string>> {
-    await this.#connect();
+    await this.#usable();
     const lengths = await Promise.all(
-      threadIds.map((id) => this.#cmd.sendCommand<number>(["LLEN", this.#keys.live(id)])),
+      threadIds.map((id) => this.#send<number>(["LLEN", this.#keys.live(id)])),
     );
     return new Set(threadIds.filter((_, i) => (lengths[i] ?? 0) > 0));
   }
@@ -491,8 +498,8 @@ export class RedisCoordination implements RunCoordination {
 
   /** The run's record as stored now. */
   async record(runId: string): Promise<Record<string, string>> {
-    await this.#connect();
-    return hashOf(await this.#cmd.sendCommand(["HGETALL", this.#keys.run(runId)]));
+    await this.#usable();
+    return hashOf(await this.#send(["HGETALL", this.#keys.run(runId)]));
   }
 
   /**
@@ -621,7 +628,7 @@ export class RedisCoordination implements RunCoordination {
       );
       return;
     }
-    shared.checkpointed = checkpointed === "1";
+    shared.checkpoints = checkpointed === "1" ? await this.#checkpointsOf(runId) : [];
     shared.nextSeq = await this.#nextSeq(runId);
     this.#hold(runId, threadId, value);
     const adopted = await this.#hooks
@@ -638,6 +645,12 @@ export class RedisCoordination implements RunCoordination {
     void adopted.done.then(() => {
       this.#takenOver--;
     });
+  }
+
+  /** The root checkpoints the run wrote (the `cp:<id>` fields of its record). */
+  async #checkpointsOf(runId: string): Promise<string[]> {
+    const fields = await this.#cmd.sendCommand<string[]>(["HKEYS", this.#keys.run(runId)]);
+    return fields.filter((field) => field.startsWith("cp:")).map((field) => field.slice(3));
   }
 
   /** The number the run's next event gets: after the last one stored. */
@@ -680,9 +693,9 @@ function checkFormat(format: string | undefined): void {
 function parseShared(sharedJson: string | undefined, runJson: string | undefined) {
   if (!sharedJson || !runJson) return undefined;
   try {
-    const stored = JSON.parse(sharedJson) as Omit<SharedRun, "run" | "checkpointed" | "nextSeq">;
+    const stored = JSON.parse(sharedJson) as Omit<SharedRun, "run" | "checkpoints" | "nextSeq">;
     const run = JSON.parse(runJson) as Record<string, unknown>;
-    return { ...stored, run, checkpointed: false, nextSeq: 0 } as SharedRun;
+    return { ...stored, run, checkpoints: [], nextSeq: 0 } as SharedRun;
   } catch {
     return undefined;
   }

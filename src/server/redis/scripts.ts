@@ -40,10 +40,15 @@ return {'ok', tostring(#live)}
 /**
  * KEYS: live, lease, fence, due, cancel key, run hash. ARGV: run id, instance, lease ms, now ms,
  * thread id, updated at. Returns the fence (> 0) when the run took the lease; 0 when it must wait;
- * -1 when it was cancelled; -2 when another instance took it over.
+ * -1 when it was cancelled; -2 when another instance took it over (or already ended it). A run
+ * missing from the line that has not ended (Redis restarted without its data) joins it again.
  */
 export const ACQUIRE = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return -1 end
+if not redis.call('LPOS', KEYS[1], ARGV[1]) then
+  if redis.call('HGET', KEYS[6], 'ended') == '1' then return -2 end
+  redis.call('RPUSH', KEYS[1], ARGV[1])
+end
 if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
 local held = redis.call('GET', KEYS[2])
 if held then
