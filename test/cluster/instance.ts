@@ -58,7 +58,7 @@ async function coordination(url: string, instanceId: string): Promise<unknown> {
   }
   const module = (await import(new URL(found, import.meta.url).href)) as CoordinationModule;
   // A short lease: how long a killed instance's runs wait for another instance to take them.
-  const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 1_000);
+  const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 2_000);
   return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test:", leaseMs });
 }
 
