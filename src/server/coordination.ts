@@ -24,6 +24,11 @@ export interface SharedRun {
    * heard of may not have been stored yet, under LangGraph's default async durability).
    */
   checkpoints: string[];
+  /**
+   * When the run first started (took its thread's lease), by its instance's clock: a checkpoint
+   * of the thread written since is the run's own (no other run writes while it holds the lease).
+   */
+  startedAt?: string | undefined;
   /** The next event's number (a takeover goes on numbering from there). */
   nextSeq: number;
 }

@@ -400,7 +400,7 @@ export class RunLifecycle {
     });
     // Past its first stored checkpoint the run goes on from the last one (LangGraph resumes a
     // thread given no input); before it, nothing of it was stored, so it starts from its input.
-    const body = (await resumesFromOwnCheckpoint(request, shared.checkpoints))
+    const body = (await resumesFromOwnCheckpoint(request, shared))
       ? { ...request.body, input: null, command: undefined, checkpoint_id: undefined }
       : request.body;
     this.#share(run);
@@ -522,14 +522,20 @@ function sharedRun(request: RunRequest): SharedRun {
   };
 }
 
-/** True when the thread's latest stored checkpoint is one the run wrote. */
-async function resumesFromOwnCheckpoint(request: RunRequest, own: string[]): Promise<boolean> {
-  if (own.length === 0 || !request.checkpointer) return false;
+/**
+ * True when the thread's latest stored checkpoint is one the run wrote: one its instance told the
+ * backend of, or one written since the run started (its instance may have died before telling).
+ */
+async function resumesFromOwnCheckpoint(request: RunRequest, shared: SharedRun): Promise<boolean> {
+  if (!request.checkpointer) return false;
   const latest = await request.checkpointer.getTuple({
     configurable: { thread_id: request.threadId, checkpoint_ns: "" },
   });
-  const id = latest?.config.configurable?.checkpoint_id;
-  return typeof id === "string" && own.includes(id);
+  if (!latest) return false;
+  const id = latest.config.configurable?.checkpoint_id;
+  if (typeof id === "string" && shared.checkpoints.includes(id)) return true;
+  const started = shared.startedAt === undefined ? Number.NaN : Date.parse(shared.startedAt);
+  return Date.parse(latest.checkpoint.ts) >= started;
 }
 
 function drainingProblem(): HttpProblem {

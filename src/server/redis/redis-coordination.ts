@@ -544,6 +544,11 @@ export class RedisCoordination implements RunCoordination {
           yield { id: String(seq), event: fields.e ?? "", data: fields.d ?? "null" };
         }
       }
+      // Closed mid-run (the process stops): the reader's stream must break, not end as if the
+      // run had, so that its client reconnects to another instance and reads on from there.
+      throw new StudioError(
+        `Run ${runId}: this server stopped reading its events (closed); reconnect to read on`,
+      );
     } finally {
       reader.destroy();
     }
@@ -595,7 +600,8 @@ export class RedisCoordination implements RunCoordination {
       ],
     );
     if (!taken) return;
-    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed, format] = taken;
+    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed, format, started] =
+      taken;
     const value = `${runId}|${this.instanceId}|${fence}`;
     if (Number(format || 1) > RUN_RECORD_FORMAT) {
       // Another version's run: left to an instance that reads it (its lease lapses meanwhile).
@@ -629,6 +635,7 @@ export class RedisCoordination implements RunCoordination {
       return;
     }
     shared.checkpoints = checkpointed === "1" ? await this.#checkpointsOf(runId) : [];
+    shared.startedAt = started || undefined;
     shared.nextSeq = await this.#nextSeq(runId);
     this.#hold(runId, threadId, value);
     const adopted = await this.#hooks

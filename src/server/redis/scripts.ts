@@ -58,7 +58,7 @@ end
 local fence = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[2], ARGV[1] .. '|' .. ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
 redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + tonumber(ARGV[3]), ARGV[5])
-redis.call('HSET', KEYS[6], 'status', 'running', 'updated_at', ARGV[6])
+redis.call('HSET', KEYS[6], 'status', 'running', 'updated_at', ARGV[6], 'started_at', ARGV[6])
 return fence
 `;
 
@@ -145,5 +145,6 @@ local checkpointed = redis.call('HGET', key, 'checkpointed') or '0'
 if shared ~= '' then redis.call('HSET', key, 'status', 'running', 'updated_at', ARGV[7]) end
 local cancelled = redis.call('EXISTS', ARGV[6] .. head)
 local format = redis.call('HGET', key, 'format') or '1'
-return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed, format}
+local started = redis.call('HGET', key, 'started_at') or ''
+return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed, format, started}
 `;
