@@ -39,17 +39,21 @@ export async function follow(
   let rejoins = 0;
   let current = stream;
   for (;;) {
+    let broke = false;
     try {
       for await (const part of current) {
         events.push({ id: part.id, event: part.event, data: part.data });
       }
     } catch {
       // The connection broke: rejoin below.
+      broke = true;
     }
     const id = options.runId ?? runIdOf(events);
     if (!id) throw new Error("the run's stream ended before it said its run id");
     const run = await retried(() => client.runs.get(threadId, id));
-    if (TERMINAL.has(run.status)) return { events, rejoins };
+    // A stream that ended is the whole run once the run has; one that broke may have missed
+    // the run's last events, which a rejoin replays (the run may have ended meanwhile).
+    if (TERMINAL.has(run.status) && !broke) return { events, rejoins };
     if (rejoins >= maxRejoins) {
       throw new Error(`run ${id} still ${run.status} after ${rejoins} rejoins`);
     }
