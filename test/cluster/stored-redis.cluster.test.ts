@@ -1,6 +1,6 @@
 /**
  * What redisCoordination keeps in Redis outlives the version that wrote it (docs/storage.md, "In
- * Redis"): a run as format 1 stored it (test/fixtures/stored/redis-run.json, written by a real
+ * Redis"): a run as format 1 stored it (test/fixtures/redis/redis-run.json, written by a real
  * run) is read back by this version's instances (its record, the run list, a join replaying its
  * events), and a record of a newer format is an error naming it, never a run read wrongly.
  */
@@ -23,7 +23,7 @@ interface Fixture {
 }
 
 const fixture = JSON.parse(
-  readFileSync(path.join(REPO_ROOT, "test/fixtures/stored/redis-run.json"), "utf8"),
+  readFileSync(path.join(REPO_ROOT, "test/fixtures/redis/redis-run.json"), "utf8"),
 ) as Fixture;
 
 const emulator = useEmulator();

@@ -7,6 +7,7 @@ import * as z from "zod/v4/mini";
 import { StudioValidationError } from "../../errors";
 import { describeFields } from "../../field-docs";
 import { integerAtLeast, knownKeysOnly, parseFields } from "../../validation";
+import { useEnglishMessages } from "../../zod-locale";
 import type { RunCoordination } from "../coordination";
 import { clientFor, type RedisClientLike } from "./connection";
 import { RedisCoordination } from "./redis-coordination";
@@ -37,6 +38,8 @@ export interface RedisCoordinationOptions {
   /** The most events a run keeps (the oldest go first). Default 10,000. */
   maxEventsPerRun?: number | undefined;
 }
+
+useEnglishMessages();
 
 const DEFAULTS = {
   keyPrefix: "lcs:",
