@@ -144,13 +144,7 @@ export class RunLifecycle {
     if (!shared) return this.submit(request);
     const { runs, guard } = this.#parts;
     const { threadId, body } = request;
-    if (guard.forbidden(threadId)) {
-      throw new HttpProblem(
-        409,
-        "Conflict",
-        `Thread ${threadId} is being deleted; start a new one`,
-      );
-    }
+    refuseIfDeleting(guard, threadId);
     const delayMs = (body.after_seconds ?? 0) * 1000;
     const run = newRun(request, body.multitask_strategy ?? "reject", true);
     const { ahead } = await shared.admit(run, sharedRun(request));
@@ -195,13 +189,7 @@ export class RunLifecycle {
   submit(request: RunRequest): RunRecord {
     const { runs, guard } = this.#parts;
     const { threadId, body } = request;
-    if (guard.forbidden(threadId)) {
-      throw new HttpProblem(
-        409,
-        "Conflict",
-        `Thread ${threadId} is being deleted; start a new one`,
-      );
-    }
+    refuseIfDeleting(guard, threadId);
     const strategy = body.multitask_strategy ?? "reject";
     const ahead = runs.live(threadId);
     const last = ahead.at(-1);
@@ -536,6 +524,12 @@ async function resumesFromOwnCheckpoint(request: RunRequest, shared: SharedRun):
   if (typeof id === "string" && shared.checkpoints.includes(id)) return true;
   const started = shared.startedAt === undefined ? Number.NaN : Date.parse(shared.startedAt);
   return Date.parse(latest.checkpoint.ts) >= started;
+}
+
+/** Rule 2: a thread being deleted takes no new run. */
+function refuseIfDeleting(guard: LifecycleParts["guard"], threadId: string): void {
+  if (!guard.forbidden(threadId)) return;
+  throw new HttpProblem(409, "Conflict", `Thread ${threadId} is being deleted; start a new one`);
 }
 
 function drainingProblem(): HttpProblem {

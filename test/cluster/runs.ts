@@ -104,18 +104,11 @@ export async function retried<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The HTTP status a call ended with: 200 when it succeeded, else its error's `status`. */
-export async function statusOf(call: Promise<unknown>): Promise<number> {
-  const error = (await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { status?: number } | undefined;
-  return error?.status ?? 200;
-}
-
 let counter = 0;
 /** A text no other run of the file sends: the gates are named after it. */
 export function unique(label: string): string {
   counter++;
   return `${label}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+export { statusOf } from "../integration/server/harness";
