@@ -87,6 +87,9 @@ async function create(
       });
       return run.run_id;
     } catch (error) {
+      // A draining instance refuses a run with a 503 before admitting it: sent again, the
+      // proxy takes it to another instance (as a load balancer retries it).
+      if ((error as { status?: number }).status === 503 && attempt < 5) continue;
       if (!instanceWentAway(error) || attempt >= 3) throw error;
       const runs = await retried(() => client.runs.list(threadId, { limit: 100 }));
       const started = runs.find((run) => run.metadata?.op === text);
