@@ -94,8 +94,11 @@ export interface RunCoordination {
   end(run: RunRecord, options: { handedOff?: boolean }): Promise<void>;
   /** A run of any instance, by id; undefined when no instance knows it. */
   find(threadId: string, runId: string): Promise<RunHandle | undefined>;
-  /** The thread's runs, newest first (the last ones kept). */
-  list(threadId: string, status?: string): Promise<RunHandle[]>;
+  /**
+   * The thread's runs, newest first (the last ones kept); the newest `most` of them when no
+   * `status` is asked for (a page of the list reads no more records than it shows).
+   */
+  list(threadId: string, status?: string, most?: number): Promise<RunHandle[]>;
   /** Forgets an ended run; false when it is still live. */
   forget(threadId: string, runId: string): Promise<boolean>;
   /** Cancels every live run of the thread, wherever it runs (a DELETE). */

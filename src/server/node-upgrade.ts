@@ -11,6 +11,7 @@
  * Node's objects rather than `node:` imports.
  */
 import { type NodeListenerOptions, type NodeRequestLike, toWebRequest } from "./node-adapter";
+import { unrefTimer } from "./timers";
 import { messageText, type UpgradeData, type UpgradingServer } from "./v2/socket-upgrade";
 
 /** What the listener uses of the socket Node hands to `upgrade` (a `net.Socket`). */
@@ -134,7 +135,7 @@ function keepAlive(client: WsSocket, ms: number): () => void {
     client.ping();
   }, ms);
   // A socket's pings alone must not keep a process alive that is otherwise done.
-  (timer as { unref?: () => void }).unref?.();
+  unrefTimer(timer);
   return () => clearInterval(timer);
 }
 

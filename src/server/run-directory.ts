@@ -21,10 +21,10 @@ export class RunDirectory {
     return (await this.#shared.find(threadId, runId)) ?? this.#runs.get(threadId, runId);
   }
 
-  /** The thread's runs, newest first. */
-  async list(threadId: string, status?: string): Promise<RunHandle[]> {
+  /** The thread's runs, newest first (at least the newest `most`, when given). */
+  async list(threadId: string, status?: string, most?: number): Promise<RunHandle[]> {
     if (!this.#shared) return this.#runs.list(threadId, status);
-    return this.#shared.list(threadId, status);
+    return this.#shared.list(threadId, status, most);
   }
 
   /** Forgets an ended run; false for one still going. */

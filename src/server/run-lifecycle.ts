@@ -62,6 +62,7 @@ import { THREAD_DELETED } from "./run-errors";
 import { RunRecord, type RunRegistry, type RunStatus } from "./runs";
 import type { StoredThread } from "./thread-records";
 import { afterRun, type ThreadView, withoutConversationText } from "./thread-view";
+import { withinTime } from "./timers";
 import type { WriteGuard } from "./write-guard";
 
 /** The thread list calls the lifecycle makes (`ThreadRecords`, or a fake in tests). */
@@ -363,7 +364,11 @@ export class RunLifecycle {
         run.status = status;
         run.updated_at = new Date().toISOString();
       }
-      await withinTime(shared.end(run, { handedOff }), SHARED_END_WAIT_MS).catch(request.report);
+      await withinTime(
+        shared.end(run, { handedOff }),
+        SHARED_END_WAIT_MS,
+        "the coordination backend storing the run's end",
+      ).catch(request.report);
       if (handedOff) run.handOff();
       else run.end(status);
     }
@@ -543,18 +548,6 @@ function drainingProblem(): HttpProblem {
 
 /** How long a run's end waits for the backend to store it before the run ends here anyway. */
 const SHARED_END_WAIT_MS = 3_000;
-
-/** `promise`, or a rejection naming the wait once `ms` have passed. */
-function withinTime<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the coordination backend did not store a run's end in ${ms} ms`)),
-      ms,
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 /** Resolves after `ms` (at once for none), or as soon as `signal` aborts. */
 function untilOrAborted(ms: number, signal: AbortSignal): Promise<void> {

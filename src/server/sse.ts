@@ -12,6 +12,7 @@
  */
 import { sseFrame } from "./http";
 import type { RunEvent } from "./runs";
+import { unrefTimer } from "./timers";
 
 /**
  * The interval between heartbeats unless told otherwise: 5 s, the LangGraph Platform's cadence,
@@ -32,7 +33,7 @@ export const intervalTimer: HeartbeatTimer = {
   every(ms, tick) {
     const handle = setInterval(tick, ms);
     // An open stream's heartbeat alone must not keep a process alive that is otherwise done.
-    (handle as { unref?: () => void }).unref?.();
+    unrefTimer(handle);
     return () => clearInterval(handle);
   },
 };

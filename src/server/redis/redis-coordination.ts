@@ -14,6 +14,7 @@ import type {
 } from "../coordination";
 import { HttpProblem } from "../http";
 import type { RunEvent, RunRecord } from "../runs";
+import { delay, unrefTimer as unref, withinTime } from "../timers";
 import { hashOf, type RedisClientLike, Scripts } from "./connection";
 import { END_ENTRY, entryId, RedisKeys, resumeAfter } from "./keys";
 import { RemoteRun } from "./remote-run";
@@ -157,7 +158,7 @@ export class RedisCoordination implements RunCoordination {
   /** A command a request waits for: a 503 when Redis does not answer in time. */
   async #send<T = unknown>(args: readonly string[]): Promise<T> {
     try {
-      return await withTimeout(this.#cmd.sendCommand<T>(args), ANSWER_TIMEOUT_MS);
+      return await withinTime(this.#cmd.sendCommand<T>(args), ANSWER_TIMEOUT_MS, "a Redis answer");
     } catch (error) {
       throw this.#unavailable(error);
     }
@@ -169,7 +170,7 @@ export class RedisCoordination implements RunCoordination {
     const threadId = run.thread_id;
     let reply: [string, string];
     try {
-      reply = await withTimeout(
+      reply = await withinTime(
         this.#scripts.run<[string, string]>(
           ADMIT,
           [k.live(threadId), k.runs(threadId), k.run(run.run_id), k.due],
@@ -189,6 +190,7 @@ export class RedisCoordination implements RunCoordination {
           ],
         ),
         ANSWER_TIMEOUT_MS,
+        "a Redis answer to an admission",
       );
     } catch (error) {
       throw this.#unavailable(error);
@@ -296,14 +298,46 @@ export class RedisCoordination implements RunCoordination {
 
   /** Frees a lease this instance took but will not use: due at once for another instance. */
   async #handBack(runId: string, threadId: string, value: string): Promise<void> {
+    await this.#endScript(threadId, runId, { lease: value, handedOff: true }).catch(
+      (error: unknown) => this.#outage(error),
+    );
+  }
+
+  /** Runs `END` (see `scripts.ts`) for the run: its end, or a hand-off. */
+  #endScript(
+    threadId: string,
+    runId: string,
+    end: {
+      lease: string;
+      handedOff?: boolean;
+      status?: string;
+      updatedAt?: string;
+      values?: string | undefined;
+      error?: string | undefined;
+      runJson?: string;
+    },
+  ): Promise<unknown> {
     const k = this.#keys;
-    await this.#scripts
-      .run(
-        END,
-        [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
-        [runId, value, "", "", "", "", "1", "0", "0", "0", "0", threadId, k.wakeChannel, ""],
-      )
-      .catch((error: unknown) => this.#outage(error));
+    return this.#scripts.run(
+      END,
+      [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
+      [
+        runId,
+        end.lease,
+        end.status ?? "",
+        end.updatedAt ?? new Date().toISOString(),
+        end.values ?? "",
+        end.error ?? "",
+        end.handedOff ? "1" : "",
+        String(this.#settings.recordTtlSeconds),
+        String(this.#settings.eventTtlSeconds),
+        String(Date.now()),
+        String(this.#settings.leaseMs),
+        threadId,
+        k.wakeChannel,
+        end.runJson ?? "",
+      ],
+    );
   }
 
   #wake(threadId: string): void {
@@ -390,38 +424,31 @@ export class RedisCoordination implements RunCoordination {
     const lease = this.#release(run.run_id);
     this.#local.delete(run.run_id);
     if (this.#lost.delete(run.run_id)) return;
-    const k = this.#keys;
-    const threadId = run.thread_id;
-    const now = Date.now();
-    await this.#scripts.run(
-      END,
-      [k.live(threadId), k.lease(threadId), k.run(run.run_id), k.events(run.run_id), k.due],
-      [
-        run.run_id,
-        lease?.value ?? "",
-        run.status,
-        run.updated_at,
-        run.lastValues ?? "",
-        run.errorData ?? "",
-        options.handedOff ? "1" : "",
-        String(this.#settings.recordTtlSeconds),
-        String(this.#settings.eventTtlSeconds),
-        String(now),
-        String(this.#settings.leaseMs),
-        threadId,
-        k.wakeChannel,
-        // An ended run lists no input (as `RunRecord#end` clears it here).
-        JSON.stringify(options.handedOff ? run.toJSON() : { ...run.toJSON(), kwargs: {} }),
-      ],
-    );
+    await this.#endScript(run.thread_id, run.run_id, {
+      lease: lease?.value ?? "",
+      handedOff: options.handedOff,
+      status: run.status,
+      updatedAt: run.updated_at,
+      values: run.lastValues,
+      error: run.errorData,
+      // An ended run lists no input (as `RunRecord#end` clears it here).
+      runJson: JSON.stringify(options.handedOff ? run.toJSON() : { ...run.toJSON(), kwargs: {} }),
+    });
+  }
+
+  /**
+   * The run as this instance runs it, when its events are all here (not a run taken over from
+   * another instance, nor one handed off): read from memory, not Redis.
+   */
+  #readHere(runId: string): RunRecord | undefined {
+    const local = this.#local.get(runId);
+    return local && local.firstSeq === 0 && !local.handedOff ? local : undefined;
   }
 
   async find(threadId: string, runId: string): Promise<RunHandle | undefined> {
     await this.#usable();
-    const local = this.#local.get(runId);
-    if (local && local.thread_id === threadId && local.firstSeq === 0 && !local.handedOff) {
-      return local;
-    }
+    const local = this.#readHere(runId);
+    if (local && local.thread_id === threadId) return local;
     const [hash, stream] = await Promise.all([
       this.#send(["HGETALL", this.#keys.run(runId)]).then(hashOf),
       this.#send<number>(["EXISTS", this.#keys.events(runId)]),
@@ -431,9 +458,10 @@ export class RedisCoordination implements RunCoordination {
     return new RemoteRun(this, runId, hash, stream === 1);
   }
 
-  async list(threadId: string, status?: string): Promise<RunHandle[]> {
+  async list(threadId: string, status?: string, most?: number): Promise<RunHandle[]> {
     await this.#usable();
-    const ids = await this.#send<string[]>(["ZREVRANGE", this.#keys.runs(threadId), "0", "-1"]);
+    const last = status === undefined && most !== undefined ? String(most - 1) : "-1";
+    const ids = await this.#send<string[]>(["ZREVRANGE", this.#keys.runs(threadId), "0", last]);
     const hashes = await Promise.all(
       ids.map((id) => this.#send(["HGETALL", this.#keys.run(id)]).then(hashOf)),
     );
@@ -442,8 +470,7 @@ export class RedisCoordination implements RunCoordination {
       const id = ids[i] ?? "";
       if (hash.thread !== threadId || !hash.run) continue;
       checkFormat(hash.format);
-      const local = this.#local.get(id);
-      const run = local && local.firstSeq === 0 ? local : new RemoteRun(this, id, hash, true);
+      const run = this.#readHere(id) ?? new RemoteRun(this, id, hash, true);
       if (status === undefined || run.status === status) runs.push(run);
     }
     return runs;
@@ -612,26 +639,11 @@ export class RedisCoordination implements RunCoordination {
     const shared = parseShared(sharedJson, runJson);
     if (!shared || cancelled === "1") {
       // A record gone (expired) or a run cancelled before anyone ran it: it ends here.
-      await this.#scripts.run(
-        END,
-        [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
-        [
-          runId,
-          value,
-          shared ? "interrupted" : "error",
-          new Date().toISOString(),
-          "",
-          "",
-          "",
-          String(this.#settings.recordTtlSeconds),
-          String(this.#settings.eventTtlSeconds),
-          String(Date.now()),
-          String(this.#settings.leaseMs),
-          threadId,
-          k.wakeChannel,
-          runJson || JSON.stringify({ run_id: runId, thread_id: threadId }),
-        ],
-      );
+      await this.#endScript(threadId, runId, {
+        lease: value,
+        status: shared ? "interrupted" : "error",
+        runJson: runJson || JSON.stringify({ run_id: runId, thread_id: threadId }),
+      });
       return;
     }
     shared.checkpoints = checkpointed === "1" ? await this.#checkpointsOf(runId) : [];
@@ -719,22 +731,4 @@ function* entriesOf(reply: unknown): Generator<[string, Record<string, string>]>
       yield [String(entry[0]), hashOf(entry[1])];
     }
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => unref(setTimeout(resolve, ms)));
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    delay(ms).then(() => {
-      throw new StudioError(`Redis did not answer within ${ms} ms`);
-    }),
-  ]);
-}
-
-/** Lets the process exit with a timer still set (Node, Bun; a no-op elsewhere). */
-function unref(timer: unknown): void {
-  (timer as { unref?: () => void }).unref?.();
 }

@@ -35,8 +35,9 @@ export function runRoutes(ctx: ServerContext): RouteEntry[] {
       const { select } = parseListQuery(RunListSelectQuerySchema, url);
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
       const offset = query.offset ?? 0;
-      const found = await ctx.directory.list(stored.view.thread_id, query.status);
-      return json(selectRunFields(found.slice(offset, offset + (query.limit ?? 10)), select));
+      const end = offset + (query.limit ?? 10);
+      const found = await ctx.directory.list(stored.view.thread_id, query.status, end);
+      return json(selectRunFields(found.slice(offset, end), select));
     }),
     route("GET", "/threads/:thread_id/runs/:run_id", async (_r, owner, p) => {
       const stored = await ownThread(ctx, owner, p.thread_id ?? "");
