@@ -1,9 +1,9 @@
 /**
  * Several server instances behind a load balancer, on one machine (#35). The test process runs
  * the emulator (the service every instance shares), the gate server, optionally a redis-server,
- * and a round-robin proxy; each instance is a process of its own (test/cluster/instance.ts under
- * tsx) that can be killed (`kill -9`) or shut down (SIGTERM: drain, then exit) and started again.
- * What each instance printed is kept, for failure messages (`report()`).
+ * and a round-robin proxy; each instance is a process of its own (test/cluster/instance.ts, see
+ * `instanceArgs`) that can be killed (`kill -9`) or shut down (SIGTERM: drain, then exit) and
+ * started again. What each instance printed is kept, for failure messages (`report()`).
  *
  * ```ts
  * const cluster = useCluster({ redis: true });
@@ -16,12 +16,23 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type EmulatorHandle, startEmulator } from "../../src/emulator";
+import { nodeEntry } from "../helpers/node-entry";
 import { REPO_ROOT } from "../helpers/run-command";
 import { type RedisServer, startRedisServer } from "../setup/redis-server";
 import { type GateServer, startGateServer } from "./gate-server";
 import { type Backend, INSTANCE_HEADER, type RoundRobinProxy, startProxy } from "./proxy";
 
 const INSTANCE_SCRIPT = fileURLToPath(new URL("./instance.ts", import.meta.url));
+
+/**
+ * How Node starts an instance: from an esbuild bundle of instance.ts made once per test file
+ * (test/helpers/node-entry.ts), not under tsx, whose module hooks cost each process about 2 s
+ * of CPU loading LangChain (docs/development.md, "Child processes without tsx"); a cluster
+ * run starts about 20 instances (3 per file, and one per kill or drain it recovers from).
+ */
+function instanceArgs(): Promise<string[]> {
+  return nodeEntry(INSTANCE_SCRIPT);
+}
 
 export interface ClusterOptions {
   /** How many instances (default 3). */
@@ -76,7 +87,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const proxy = await startProxy(backends);
 
   const spawnInstance = async (index: number): Promise<void> => {
-    const child = spawn(process.execPath, ["--import", "tsx", INSTANCE_SCRIPT], {
+    const child = spawn(process.execPath, await instanceArgs(), {
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: {

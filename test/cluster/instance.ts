@@ -1,7 +1,8 @@
 /**
- * One server instance of the multi-instance tests, in a process of its own (run with tsx by
- * test/cluster/harness.ts): `createAgentServer` over the test's emulator, served by Node's `http`
- * through `toNodeListener` on a free loopback port, which it prints as `LISTENING <port>`.
+ * One server instance of the multi-instance tests, in a process of its own (started by
+ * test/cluster/harness.ts from an esbuild bundle of this file, in plain Node): `createAgentServer`
+ * over the test's emulator, served by Node's `http` through `toNodeListener` on a free loopback
+ * port, which it prints as `LISTENING <port>`.
  *
  * With `REDIS_URL` set, the handler coordinates with the other instances through
  * `redisCoordination` (#35). SIGTERM is a deployment's shutdown: `drain()` (stop taking runs,
@@ -10,10 +11,8 @@
  * Environment: STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_API_KEY (the emulator), GATE_URL (the
  * test's gate server), INSTANCE_ID, and optionally REDIS_URL.
  */
-import { existsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { StudioClient } from "../../src/client";
 import { StudioCheckpointSaver } from "../../src/langgraph";
 import { type AgentServerOptions, createAgentServer, toNodeListener } from "../../src/server";
@@ -42,21 +41,11 @@ function env(name: string): string {
 }
 
 /**
- * The Redis coordination module, loaded only when asked for: the smoke tests run without it, and
- * until it exists the coordination tests fail here, naming what is missing.
+ * The Redis coordination module, loaded only when asked for (the smoke tests run without it). The
+ * specifier is a literal so that the harness's esbuild bundle of this file includes it.
  */
 async function coordination(url: string, instanceId: string): Promise<unknown> {
-  const candidates = ["../../src/server/redis.ts", "../../src/server/redis/index.ts"];
-  const found = candidates.find((path) =>
-    existsSync(fileURLToPath(new URL(path, import.meta.url))),
-  );
-  if (!found) {
-    throw new Error(
-      "instance: REDIS_URL is set but src/server/redis does not exist: " +
-        "the Redis coordination (#35) is not on this branch yet",
-    );
-  }
-  const module = (await import(new URL(found, import.meta.url).href)) as CoordinationModule;
+  const module = (await import("../../src/server/redis")) as CoordinationModule;
   // A short lease: how long a killed instance's runs wait for another instance to take them.
   const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 2_000);
   return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test:", leaseMs });
