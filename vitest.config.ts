@@ -174,13 +174,12 @@ export default defineConfig({
       {
         test: {
           // Three server processes behind a proxy, over redis-server and the emulator (#35;
-          // test/cluster/harness.ts). A group of their own, last, so their processes never share
-          // the cores with another project's files; one file at a time for the same reason.
+          // test/cluster/harness.ts). They mostly wait (leases, kills, drains), so they run
+          // beside the other projects' files, one at a time: the sequencer spreads them through
+          // the queue (test/setup/sequencer.ts), the first one at the start of the run.
           name: "cluster",
-          sequence: { groupOrder: 2 },
           ...PROJECT_FILES.cluster,
           environment: "node",
-          fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 90_000,
         },

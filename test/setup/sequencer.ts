@@ -10,6 +10,10 @@
  * heaviest files; inside a project, files known to be long come first when there is no result
  * from an earlier run. Files of one project stay together, so a worker of a project that shares
  * its process between files (`isolate: false`) is handed the next file of that project.
+ *
+ * The `cluster` files are the exception: they run beside the others (three server processes
+ * that mostly wait on leases, kills and drains, which leaves CPU for the other worker), so they
+ * are spread through the queue instead (`spread`), one at a time, the first one at the start.
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -39,6 +43,36 @@ const KNOWN_LONG = [
   "test/integration/packaging/publint-attw.process.test.ts",
 ];
 
+/**
+ * Projects whose files run one at a time beside the other projects' files, spread through the
+ * queue rather than together (see `spread`).
+ */
+const SPREAD_PROJECTS = ["cluster"];
+
+/**
+ * Seconds a file takes on 2 quiet cores, when no earlier run has timed it: the cluster files
+ * (each starts three server processes), and a floor for every other file. The other files' floor
+ * is low on purpose: the longer the other files are thought to be, the sooner the next cluster
+ * file is queued, and the likelier two of them run at once.
+ */
+const ESTIMATED_SECONDS: Record<string, number> = {
+  "test/cluster/coordination.cluster.test.ts": 30,
+  "test/cluster/model-based.cluster.test.ts": 28,
+  "test/cluster/shared-runs.cluster.test.ts": 18,
+  "test/cluster/smoke.cluster.test.ts": 8,
+};
+const SPREAD_DEFAULT_SECONDS = 5;
+const OTHER_FLOOR_SECONDS = 0.5;
+const KNOWN_LONG_FLOOR_SECONDS = 10;
+
+/**
+ * How much more of the other files' time, as a multiple of a spread file's expected time, is
+ * queued before the next spread file: with two workers, a spread file runs beside whatever the
+ * other worker takes, and the next one is reached only once the other worker has worked through
+ * the files queued in between, by when the first one has ended unless it ran this much slower.
+ */
+const SPREAD_MARGIN = 1.5;
+
 export class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
@@ -55,12 +89,69 @@ export class LongFirstSequencer extends BaseSequencer {
       const rank = KNOWN_LONG.indexOf(file);
       return rank === -1 ? KNOWN_LONG.length : rank;
     };
-    return [...sorted].sort(
+    const ordered = [...sorted].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
         projectRank(a) - projectRank(b) ||
         longRank(a) - longRank(b) ||
         (position.get(a) ?? 0) - (position.get(b) ?? 0),
     );
+    return this.spread(ordered);
   }
+
+  /** What a file is expected to take, in seconds: its last duration, else an estimate. */
+  private seconds(spec: TestSpecification): number {
+    const file = relative(this.ctx.config.root, spec.moduleId).replaceAll("\\", "/");
+    const last = this.ctx.cache.getFileTestResults(`${spec.project.name}:${file}`);
+    if (last && last.duration > 0) return last.duration / 1000;
+    if (SPREAD_PROJECTS.includes(spec.project.name)) {
+      return ESTIMATED_SECONDS[file] ?? SPREAD_DEFAULT_SECONDS;
+    }
+    return KNOWN_LONG.includes(file) ? KNOWN_LONG_FLOOR_SECONDS : OTHER_FLOOR_SECONDS;
+  }
+
+  /** The spread projects' files placed among the other files of their group (`spreadFiles`). */
+  private spread(ordered: TestSpecification[]): TestSpecification[] {
+    const groups = new Map<number, TestSpecification[]>();
+    for (const spec of ordered) {
+      const order = spec.project.config.sequence.groupOrder;
+      const group = groups.get(order) ?? [];
+      group.push(spec);
+      groups.set(order, group);
+    }
+    return [...groups.values()].flatMap((group) =>
+      spreadFiles(
+        group,
+        (spec) => SPREAD_PROJECTS.includes(spec.project.name),
+        (spec) => this.seconds(spec),
+      ),
+    );
+  }
+}
+
+/**
+ * Places the files to spread among the others, longest first: the first right after the first
+ * other file (so it starts at once, on the second worker), each next one after the other files
+ * expected to keep the other worker busy for `SPREAD_MARGIN` times the previous one's time. Those
+ * left when the other files run out go last. The other files keep their order.
+ */
+export function spreadFiles<T>(
+  files: readonly T[],
+  isSpread: (file: T) => boolean,
+  seconds: (file: T) => number,
+): T[] {
+  const out: T[] = [];
+  const pending = files.filter(isSpread).sort((a, b) => seconds(b) - seconds(a));
+  let needed = 0;
+  for (const file of files.filter((other) => !isSpread(other))) {
+    out.push(file);
+    needed -= seconds(file);
+    const next = pending[0];
+    if (next !== undefined && needed <= 0) {
+      out.push(next);
+      pending.shift();
+      needed = SPREAD_MARGIN * seconds(next);
+    }
+  }
+  return [...out, ...pending];
 }
