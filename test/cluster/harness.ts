@@ -20,6 +20,7 @@ import { nodeEntry } from "../helpers/node-entry";
 import { REPO_ROOT } from "../helpers/run-command";
 import { type RedisServer, startRedisServer } from "../setup/redis-server";
 import { type GateServer, startGateServer } from "./gate-server";
+import { acquireClusterLock, type ClusterLock } from "./one-at-a-time";
 import { type Backend, INSTANCE_HEADER, type RoundRobinProxy, startProxy } from "./proxy";
 
 const INSTANCE_SCRIPT = fileURLToPath(new URL("./instance.ts", import.meta.url));
@@ -207,12 +208,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 }
 
 /**
- * One cluster per test file (started before its tests, stopped after them); when a test fails,
- * what the instances printed is written to stderr beside the failure.
+ * One cluster per test file (started before its tests, stopped after them), one at a time across
+ * vitest's workers (./one-at-a-time.ts); when a test fails, what the instances printed is written
+ * to stderr beside the failure.
  */
 export function useCluster(options: ClusterOptions = {}): { get(): Cluster } {
   let cluster: Cluster | undefined;
+  let lock: ClusterLock | undefined;
   beforeAll(async () => {
+    lock = await acquireClusterLock();
     cluster = await startCluster(options);
   });
   afterEach((context) => {
@@ -221,8 +225,13 @@ export function useCluster(options: ClusterOptions = {}): { get(): Cluster } {
     }
   });
   afterAll(async () => {
-    await cluster?.close();
-    cluster = undefined;
+    try {
+      await cluster?.close();
+    } finally {
+      cluster = undefined;
+      await lock?.release();
+      lock = undefined;
+    }
   });
   return {
     get() {

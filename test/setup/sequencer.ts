@@ -17,6 +17,7 @@
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { spreadFiles } from "./spread";
 
 /** Projects in the order they are handed out; a project not listed goes last. */
 const PROJECT_ORDER = [
@@ -45,13 +46,13 @@ const KNOWN_LONG = [
 
 /**
  * Projects whose files run one at a time beside the other projects' files, spread through the
- * queue rather than together (see `spread`).
+ * queue rather than together (test/setup/spread.ts), one at a time.
  */
 const SPREAD_PROJECTS = ["cluster"];
 
 /**
- * Seconds a file takes on 2 quiet cores, when no earlier run has timed it: the cluster files
- * (each starts three server processes), and a floor for every other file. The other files' floor
+ * Seconds a file takes on 2 quiet cores, when no earlier run has timed it (vitest's results cache
+ * is empty in a fresh clone): the cluster files, and a floor for every other file. The other files' floor
  * is low on purpose: the longer the other files are thought to be, the sooner the next cluster
  * file is queued, and the likelier two of them run at once.
  */
@@ -64,14 +65,6 @@ const ESTIMATED_SECONDS: Record<string, number> = {
 const SPREAD_DEFAULT_SECONDS = 5;
 const OTHER_FLOOR_SECONDS = 0.5;
 const KNOWN_LONG_FLOOR_SECONDS = 10;
-
-/**
- * How much more of the other files' time, as a multiple of a spread file's expected time, is
- * queued before the next spread file: with two workers, a spread file runs beside whatever the
- * other worker takes, and the next one is reached only once the other worker has worked through
- * the files queued in between, by when the first one has ended unless it ran this much slower.
- */
-const SPREAD_MARGIN = 1.5;
 
 export class LongFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -127,31 +120,4 @@ export class LongFirstSequencer extends BaseSequencer {
       ),
     );
   }
-}
-
-/**
- * Places the files to spread among the others, longest first: the first right after the first
- * other file (so it starts at once, on the second worker), each next one after the other files
- * expected to keep the other worker busy for `SPREAD_MARGIN` times the previous one's time. Those
- * left when the other files run out go last. The other files keep their order.
- */
-export function spreadFiles<T>(
-  files: readonly T[],
-  isSpread: (file: T) => boolean,
-  seconds: (file: T) => number,
-): T[] {
-  const out: T[] = [];
-  const pending = files.filter(isSpread).sort((a, b) => seconds(b) - seconds(a));
-  let needed = 0;
-  for (const file of files.filter((other) => !isSpread(other))) {
-    out.push(file);
-    needed -= seconds(file);
-    const next = pending[0];
-    if (next !== undefined && needed <= 0) {
-      out.push(next);
-      pending.shift();
-      needed = SPREAD_MARGIN * seconds(next);
-    }
-  }
-  return [...out, ...pending];
 }
