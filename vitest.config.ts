@@ -181,7 +181,8 @@ export default defineConfig({
           ...PROJECT_FILES.cluster,
           environment: "node",
           testTimeout: 60_000,
-          // A file's beforeAll may first wait for another file's cluster (test/cluster/one-at-a-time.ts).
+          // A file's beforeAll may first wait for another file's cluster to end
+          // (test/cluster/one-at-a-time.ts).
           hookTimeout: 180_000,
         },
       },

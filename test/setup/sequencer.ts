@@ -13,7 +13,7 @@
  *
  * The `cluster` files are the exception: they run beside the others (three server processes
  * that mostly wait on leases, kills and drains, which leaves CPU for the other worker), so they
- * are spread through the queue instead (`spread`), one at a time, the first one at the start.
+ * are spread through the queue instead (`spread`), the first one at the start.
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -45,16 +45,17 @@ const KNOWN_LONG = [
 ];
 
 /**
- * Projects whose files run one at a time beside the other projects' files, spread through the
- * queue rather than together (test/setup/spread.ts), one at a time.
+ * Projects whose files run beside the other projects' files, spread through the queue rather
+ * than together (test/setup/spread.ts).
  */
 const SPREAD_PROJECTS = ["cluster"];
 
 /**
- * Seconds a file takes on 2 quiet cores, when no earlier run has timed it (vitest's results cache
- * is empty in a fresh clone): the cluster files, and a floor for every other file. The other files' floor
- * is low on purpose: the longer the other files are thought to be, the sooner the next cluster
- * file is queued, and the likelier two of them run at once.
+ * Seconds a file takes on 2 quiet cores, when no earlier run has timed it (vitest's results
+ * cache is empty in a fresh clone): the cluster files, and a floor for every other file. The
+ * floor is low on purpose: the longer the other files are thought to be, the sooner the next
+ * cluster file is queued, and the likelier it is to wait for the one before it (the lock in
+ * test/cluster/one-at-a-time.ts), holding a worker meanwhile.
  */
 const ESTIMATED_SECONDS: Record<string, number> = {
   "test/cluster/coordination.cluster.test.ts": 30,
