@@ -5,10 +5,13 @@
 import { expect, it } from "vitest";
 import { acquireClusterLock } from "./one-at-a-time";
 
+/** A lock of this file's own: a cluster file may hold the clusters' lock meanwhile. */
+const LOCK = `lock-test-${process.pid}`;
+
 it("hands the lock to a waiting caller only after the holder released it", async () => {
-  const first = await acquireClusterLock();
+  const first = await acquireClusterLock(LOCK);
   const events: string[] = [];
-  const second = acquireClusterLock().then((lock) => {
+  const second = acquireClusterLock(LOCK).then((lock) => {
     events.push("second acquired");
     return lock;
   });
@@ -20,6 +23,6 @@ it("hands the lock to a waiting caller only after the holder released it", async
 });
 
 it("is free again once released", async () => {
-  await (await acquireClusterLock()).release();
-  await (await acquireClusterLock()).release();
+  await (await acquireClusterLock(LOCK)).release();
+  await (await acquireClusterLock(LOCK)).release();
 });

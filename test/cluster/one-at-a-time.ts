@@ -25,15 +25,18 @@ export interface ClusterLock {
 }
 
 /** One lock per checkout: another worktree's tests on the same machine do not wait on these. */
-function lockAddress(): string {
+function lockAddress(lock: string): string {
   const checkout = createHash("sha1").update(REPO_ROOT).digest("hex").slice(0, 12);
-  const name = `langchain-studio-cluster-${checkout}`;
+  const name = `langchain-studio-${lock}-${checkout}`;
   return process.platform === "linux" ? `\0${name}` : path.join(tmpdir(), `${name}.sock`);
 }
 
-/** Resolves once this process holds the lock. */
-export async function acquireClusterLock(): Promise<ClusterLock> {
-  const address = lockAddress();
+/**
+ * Resolves once this process holds the lock named `lock` (the clusters' by default; the lock's
+ * own test takes one of its own, so as not to wait for a cluster file running beside it).
+ */
+export async function acquireClusterLock(lock = "cluster"): Promise<ClusterLock> {
+  const address = lockAddress(lock);
   for (;;) {
     const server = await listen(address);
     if (server) return holding(server);
