@@ -27,9 +27,10 @@ const INSTANCE_SCRIPT = fileURLToPath(new URL("./instance.ts", import.meta.url))
 
 /**
  * How Node starts an instance: from an esbuild bundle of instance.ts made once per test file
- * (test/helpers/node-entry.ts), not under tsx, whose module hooks cost each process about 2 s
- * of CPU loading LangChain (docs/development.md, "Child processes without tsx"); a cluster
- * run starts about 20 instances (3 per file, and one per kill or drain it recovers from).
+ * (test/helpers/node-entry.ts), not under tsx, whose module hooks made each start cost about
+ * 3 s more CPU (4 s against 1 s, docs/development.md, "The cluster files beside the others"); a
+ * cluster run starts 20 instances (3 per file, and one per kill or drain it recovers from).
+ * Its imports must be literal specifiers, which esbuild follows.
  */
 function instanceArgs(): Promise<string[]> {
   return nodeEntry(INSTANCE_SCRIPT);

@@ -2,7 +2,7 @@
  * At most one cluster (three server processes behind a proxy) at a time, across vitest's workers.
  * The cluster files run beside the other projects' files, spread through the queue by the
  * sequencer so that two seldom meet; this makes sure of it, since two clusters at once would
- * double the load their 2 s leases are sized for, and it keeps `vitest run --project cluster`
+ * double the load their leases are sized for, and it keeps `vitest run --project cluster`
  * (two workers, nothing else to run) one cluster at a time too.
  *
  * The lock is a local socket: its holder listens on it; a waiter connects and waits for the
