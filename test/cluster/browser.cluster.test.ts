@@ -1,0 +1,209 @@
+/**
+ * The chat pages in a real browser, against three instances coordinated on Redis behind the
+ * round-robin proxy (#35): the legacy `useStream` page (examples/chat-ui) and the protocol v2
+ * page (`@langchain/react`, examples/chat-ui-v2), bundled with esbuild and served by a page
+ * origin that forwards `/api` to the proxy (page-origin.ts), driven in headless Chromium from
+ * `@sparticuz/chromium` (launched as the runtimes tests do; `launch` unpacks it when the runtimes
+ * project's global setup did not run). A user sends a message that calls a tool while the page's
+ * requests go round the instances, reloads while a run waits at a gate and sees it end once
+ * through another instance, and sends a second message that another instance runs. Every wait is
+ * bounded.
+ */
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundlePage } from "../../examples/chat-ui/bundle";
+import { CHROMIUM_PLATFORM, chromiumShipped, launch, shutDown } from "../runtimes/chromium";
+import { gateName, stepsReplies } from "./graphs";
+import { useCluster } from "./harness";
+import { type Forwarded, type PageOrigin, servePageOrigin } from "./page-origin";
+
+const STEP_MS = 20_000;
+const V2_PAGE = join(import.meta.dirname, "../../examples/chat-ui-v2/page.tsx");
+
+/** The page's DOM as the functions run in it use it (the tests are type-checked without the DOM). */
+interface PageDom {
+  sessionStorage: { getItem(key: string): string | null };
+  document: {
+    querySelector(selector: string): { textContent: string | null } | null;
+    querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }>;
+  };
+}
+
+const cluster = useCluster({ redis: true });
+let browser: Browser | undefined;
+let legacy: PageOrigin | undefined;
+let v2: PageOrigin | undefined;
+const output: string[] = [];
+
+function details(origin: PageOrigin | undefined): string {
+  const requests = (origin?.forwarded ?? []).map(
+    (r) => `${r.method} ${r.path} -> ${r.status} from instance ${r.instance ?? "-"}`,
+  );
+  return ["--- requests ---", ...requests, "--- page output ---", ...output].join("\n");
+}
+
+async function open(url: string): Promise<Page> {
+  const page = await browser!.newPage();
+  page.on("console", (m) => output.push(`console.${m.type()}: ${m.text()}`));
+  page.on("pageerror", (e) => output.push(`page error: ${String(e)}`));
+  await page.goto(url);
+  await page.waitForSelector("#draft", { timeout: STEP_MS });
+  return page;
+}
+
+async function texts(page: Page): Promise<string[]> {
+  return page.$$eval("#messages li .text", (nodes) => nodes.map((n) => n.textContent ?? ""));
+}
+
+/** Waits until the page shows a message containing `text` and is not loading. */
+async function waitForMessage(page: Page, origin: PageOrigin, text: string): Promise<void> {
+  await page
+    .waitForFunction(
+      (wanted) => {
+        const d = (globalThis as unknown as PageDom).document;
+        return (
+          d.querySelector("#status")?.textContent === "ready" &&
+          Array.from(d.querySelectorAll("#messages li .text")).some((n) =>
+            (n.textContent ?? "").includes(wanted),
+          )
+        );
+      },
+      { timeout: STEP_MS },
+      text,
+    )
+    .catch(async (error: unknown) => {
+      const shown = await texts(page).catch(() => []);
+      throw new Error(
+        `"${text}" not shown: ${String(error)}\nshown: ${JSON.stringify(shown)}\n` +
+          details(origin),
+      );
+    });
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  await page.type("#draft", text);
+  await page.click("#send");
+}
+
+/** Waits until sessionStorage holds `key` (the page kept what a reload needs). */
+async function waitForKept(page: Page, key: string): Promise<string> {
+  const handle = await page.waitForFunction(
+    (wanted) => (globalThis as unknown as PageDom).sessionStorage.getItem(wanted),
+    { timeout: STEP_MS },
+    key,
+  );
+  return String(await handle.jsonValue());
+}
+
+/** `origin.next(matches)`, bounded. */
+function nextRequest(
+  origin: PageOrigin,
+  what: string,
+  matches: (request: Forwarded) => boolean,
+): Promise<Forwarded> {
+  return Promise.race([
+    origin.next(matches),
+    new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`the page did not send ${what}\n${details(origin)}`)),
+        STEP_MS,
+      ),
+    ),
+  ]);
+}
+
+/** The instance a gate was reached from ("instance-2" → 2). */
+function runner(gate: string): number {
+  const by = cluster.get().gates.reachedBy(gate);
+  expect(by).toHaveLength(1);
+  return Number(by[0]?.replace("instance-", ""));
+}
+
+/** The threads's messages as the user saw them after two steps-graph turns on top of `before`. */
+function conversation(before: string[], ...turns: string[]): string[] {
+  return [...before, ...turns.flatMap((text) => [text, ...stepsReplies(text)])];
+}
+
+if (chromiumShipped()) {
+  describe("the chat pages in Chromium, three instances on Redis behind a round-robin proxy", () => {
+    beforeAll(async () => {
+      const { proxy } = cluster.get();
+      const [legacyBundle, v2Bundle] = await Promise.all([bundlePage(), bundlePage(V2_PAGE)]);
+      legacy = await servePageOrigin(legacyBundle, proxy.url);
+      v2 = await servePageOrigin(v2Bundle, proxy.url);
+      browser = await launch(STEP_MS * 3);
+    }, 120_000);
+
+    afterAll(async () => {
+      if (browser) await shutDown(browser);
+      await Promise.all([legacy?.close(), v2?.close()]);
+    });
+
+    it("legacy useStream: a tool call round-robin, a reload joining elsewhere, a turn elsewhere", async () => {
+      const origin = legacy!;
+      const { gates, size } = cluster.get();
+      const page = await open(origin.url);
+
+      await say(page, 'get_weather {"city": "Oslo"}');
+      await waitForMessage(page, origin, "Tool said: Oslo: sunny");
+      const first = [
+        'get_weather {"city": "Oslo"}',
+        "", // the model's tool call: no text
+        "Oslo: sunny",
+        "Tool said: Oslo: sunny",
+      ];
+      expect(await texts(page), details(origin)).toEqual(first);
+      const threadId = new URL(page.url()).searchParams.get("thread");
+      expect(threadId, details(origin)).toBeTruthy();
+      // The page's requests went round the three instances.
+      const served = new Set(origin.forwarded.map((r) => r.instance));
+      expect([...served].sort(), details(origin)).toEqual([0, 1, 2]);
+      // The thread list (a search, through whichever instance) shows the thread.
+      await page.waitForSelector(`#threads li[data-id="${threadId}"]`, { timeout: STEP_MS });
+
+      // A run that waits at a gate between two checkpoints; the page reloads meanwhile, and its
+      // join of the run goes to an instance that is not running it.
+      const held = "wait for it";
+      gates.hold(gateName(held, "two"));
+      await page.goto(`${origin.url}?assistant=steps&thread=${threadId}`);
+      await waitForMessage(page, origin, "Tool said: Oslo: sunny");
+      await say(page, held);
+      await gates.arrived(gateName(held, "two"));
+      const running = runner(gateName(held, "two"));
+      const elsewhere = (running + 1) % size;
+      await waitForKept(page, `lg:stream:${threadId}`);
+      const isJoin = (method: string, path: string) =>
+        method === "GET" && new RegExp(`^/threads/${threadId}/runs/[^/]+/stream$`).test(path);
+      origin.steer = (method, path) => (isJoin(method, path) ? elsewhere : undefined);
+      const joined = nextRequest(origin, "a join of the run", (r) => isJoin(r.method, r.path));
+      await page.reload();
+      const join = await joined;
+      expect(join.status, details(origin)).toBe(200);
+      expect(join.instance).toBe(elsewhere);
+      gates.open(gateName(held, "two"));
+      await waitForMessage(page, origin, `three: ${held}`);
+      expect(await texts(page), details(origin)).toEqual(conversation(first, held));
+
+      // A second message in the same thread, run by the instance the run above was not on.
+      const next = "and again";
+      const another = (running + 2) % size;
+      origin.steer = (method, path) =>
+        method === "POST" && path === `/threads/${threadId}/runs/stream` ? another : undefined;
+      await say(page, next);
+      await waitForMessage(page, origin, `three: ${next}`);
+      expect(gates.reachedBy(gateName(next, "one"))).toEqual([`instance-${another}`]);
+      expect(await texts(page), details(origin)).toEqual(conversation(first, held, next));
+      origin.steer = undefined;
+
+      // A fresh load through the rotation reads the same thread and lists it.
+      await page.reload();
+      await waitForMessage(page, origin, `three: ${next}`);
+      expect(await texts(page), details(origin)).toEqual(conversation(first, held, next));
+      await page.waitForSelector(`#threads li[data-id="${threadId}"]`, { timeout: STEP_MS });
+      await page.close();
+    }, 120_000);
+  });
+} else {
+  it.skip(`chat pages on three instances: NOT RUN on ${process.platform}-${process.arch}; @sparticuz/chromium ships ${CHROMIUM_PLATFORM} only`, () => {});
+}
