@@ -51,7 +51,9 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 function parsed(body: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body.toString("utf8"));
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -60,7 +62,10 @@ function parsed(body: Buffer): Record<string, unknown> | undefined {
 export async function servePageOrigin(bundle: string, proxyUrl: string): Promise<PageOrigin> {
   const upstream = new URL(proxyUrl);
   const forwarded: Forwarded[] = [];
-  const waiting = new Set<{ matches: (r: Forwarded) => boolean; resolve: (r: Forwarded) => void }>();
+  const waiting = new Set<{
+    matches: (r: Forwarded) => boolean;
+    resolve: (r: Forwarded) => void;
+  }>();
   const origin = {
     steer: undefined as Steer | undefined,
   };
@@ -103,7 +108,8 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
     );
     out.on("error", (error) => {
       if (res.headersSent) res.destroy();
-      else res.writeHead(502, { "content-type": "text/plain" }).end(`page origin: ${error.message}`);
+      else
+        res.writeHead(502, { "content-type": "text/plain" }).end(`page origin: ${error.message}`);
     });
     // The page went away (a reload): the instance sees the disconnect, as behind a real front.
     res.on("close", () => {
