@@ -85,7 +85,10 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
     const path = (req.url ?? "/").slice("/api".length) || "/";
     const body = await readBody(req);
     const pinned = origin.steer?.(method, path.split("?")[0] ?? path);
-    const headers = { ...req.headers, host: upstream.host };
+    const headers: Record<string, string | string[] | undefined> = {
+      ...req.headers,
+      host: upstream.host,
+    };
     if (pinned !== undefined) headers[INSTANCE_HEADER] = String(pinned);
     const out = request(
       { host: upstream.hostname, port: upstream.port, method, path, headers },
