@@ -103,20 +103,23 @@ async function waitForKept(page: Page, key: string): Promise<string> {
 }
 
 /** `origin.next(matches)`, bounded. */
-function nextRequest(
+async function nextRequest(
   origin: PageOrigin,
   what: string,
   matches: (request: Forwarded) => boolean,
 ): Promise<Forwarded> {
-  return Promise.race([
-    origin.next(matches),
-    new Promise<never>((_, reject) =>
-      setTimeout(
-        () => reject(new Error(`the page did not send ${what}\n${details(origin)}`)),
-        STEP_MS,
-      ),
-    ),
-  ]);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the page did not send ${what}\n${details(origin)}`)),
+      STEP_MS,
+    );
+  });
+  try {
+    return await Promise.race([origin.next(matches), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The instance a gate was reached from ("instance-2" → 2). */
@@ -200,12 +203,46 @@ if (chromiumShipped()) {
       await waitForMessage(page, origin, `three: ${next}`);
       expect(gates.reachedBy(gateName(next, "one"))).toEqual([`instance-${another}`]);
       expect(await texts(page), details(origin)).toEqual(conversation(first, held, next));
+
+      // A reload before the page learnt the run's id (the run's response held back): the page
+      // asks an instance not running the run for the thread's running run, and another one
+      // serves its join.
+      const late = "no id yet";
+      gates.hold(gateName(late, "two"));
+      let release = () => {};
+      const withheld = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const isStart = (method: string, path: string) =>
+        method === "POST" && path === `/threads/${threadId}/runs/stream`;
+      origin.delay = (method, path) => (isStart(method, path) ? withheld : undefined);
+      const started = nextRequest(origin, "the run", (r) => isStart(r.method, r.path));
+      await say(page, late);
+      await started;
+      await gates.arrived(gateName(late, "two"));
+      const lateRunner = runner(gateName(late, "two"));
+      const isList = (method: string, path: string) =>
+        method === "GET" && path === `/threads/${threadId}/runs`;
+      origin.steer = (method, path) => {
+        if (isList(method, path)) return (lateRunner + 1) % size;
+        return isJoin(method, path) ? (lateRunner + 2) % size : undefined;
+      };
+      const listed = nextRequest(origin, "the run list", (r) => isList(r.method, r.path));
+      const lateJoin = nextRequest(origin, "a join of the run", (r) => isJoin(r.method, r.path));
+      await page.reload();
+      release();
+      origin.delay = undefined;
+      expect((await listed).status, details(origin)).toBe(200);
+      expect((await lateJoin).status, details(origin)).toBe(200);
+      gates.open(gateName(late, "two"));
+      await waitForMessage(page, origin, `three: ${late}`);
+      expect(await texts(page), details(origin)).toEqual(conversation(first, held, next, late));
       origin.steer = undefined;
 
       // A fresh load through the rotation reads the same thread and lists it.
       await page.reload();
-      await waitForMessage(page, origin, `three: ${next}`);
-      expect(await texts(page), details(origin)).toEqual(conversation(first, held, next));
+      await waitForMessage(page, origin, `three: ${late}`);
+      expect(await texts(page), details(origin)).toEqual(conversation(first, held, next, late));
       await page.waitForSelector(`#threads li[data-id="${threadId}"]`, { timeout: STEP_MS });
       await page.close();
     }, 120_000);

@@ -28,12 +28,20 @@ export interface Forwarded {
 /** Picks the instance for a request; undefined leaves it to the proxy's rotation. */
 export type Steer = (method: string, path: string) => number | undefined;
 
+/** Holds a response back from the page until the promise settles; undefined passes it on. */
+export type Delay = (method: string, path: string) => Promise<void> | undefined;
+
 export interface PageOrigin {
   /** The page's address (`/`); the page calls `${origin}/api`. */
   readonly url: string;
   /** The page's API requests, in the order their responses began. */
   readonly forwarded: Forwarded[];
   steer: Steer | undefined;
+  /**
+   * Holds back a response (its headers and body) after the instance answered: the page reloads
+   * before it learns, say, a run's id, as it can on a slow network.
+   */
+  delay: Delay | undefined;
   /** Resolves with the first request from now on that `matches`, once its response began. */
   next(matches: (request: Forwarded) => boolean): Promise<Forwarded>;
   close(): Promise<void>;
@@ -68,6 +76,7 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
   }>();
   const origin = {
     steer: undefined as Steer | undefined,
+    delay: undefined as Delay | undefined,
   };
 
   const record = (entry: Forwarded): void => {
@@ -83,8 +92,9 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
   const forward = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = req.method ?? "GET";
     const path = (req.url ?? "/").slice("/api".length) || "/";
+    const bare = path.split("?")[0] ?? path;
     const body = await readBody(req);
-    const pinned = origin.steer?.(method, path.split("?")[0] ?? path);
+    const pinned = origin.steer?.(method, bare);
     const headers: Record<string, string | string[] | undefined> = {
       ...req.headers,
       host: upstream.host,
@@ -92,15 +102,18 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
     if (pinned !== undefined) headers[INSTANCE_HEADER] = String(pinned);
     const out = request(
       { host: upstream.hostname, port: upstream.port, method, path, headers },
-      (answer) => {
+      async (answer) => {
         const served = answer.headers[INSTANCE_HEADER];
         record({
           method,
-          path: path.split("?")[0] ?? path,
+          path: bare,
           body: parsed(body),
           status: answer.statusCode ?? 0,
           instance: typeof served === "string" ? Number(served) : undefined,
         });
+        // Unread meanwhile, the answer's body waits in its buffers.
+        await origin.delay?.(method, bare);
+        if (res.destroyed) return;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         res.flushHeaders();
         answer.on("data", (chunk: Buffer) => res.write(chunk));
@@ -143,6 +156,12 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
     },
     set steer(steer) {
       origin.steer = steer;
+    },
+    get delay() {
+      return origin.delay;
+    },
+    set delay(delay) {
+      origin.delay = delay;
     },
     next: (matches) => new Promise((resolve) => waiting.add({ matches, resolve })),
     async close() {
