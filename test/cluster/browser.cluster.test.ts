@@ -6,8 +6,9 @@
  * `@sparticuz/chromium` (launched as the runtimes tests do; `launch` unpacks it when the runtimes
  * project's global setup did not run). A user sends a message that calls a tool while the page's
  * requests go round the instances, reloads while a run waits at a gate and sees it end once
- * through another instance, and sends a second message that another instance runs. Every wait is
- * bounded.
+ * through another instance, and sends a second message that another instance runs; the legacy
+ * page also reloads before it learnt a run's id and finds the run through another instance's run
+ * list. Every wait is bounded.
  */
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
@@ -19,12 +20,6 @@ import { useCluster } from "./harness";
 import { type Forwarded, type PageOrigin, servePageOrigin } from "./page-origin";
 
 const STEP_MS = 20_000;
-/**
- * Protocol v2 across instances (a v2 event stream read through any instance) is being built on
- * another branch (#35): until it lands the v2 page is pinned to this instance through the proxy's
- * header, with the Redis coordination still under it. `undefined` lets its requests go round.
- */
-const V2_PINNED: number | undefined = 1;
 const V2_PAGE = join(import.meta.dirname, "../../examples/chat-ui-v2/page.tsx");
 
 /** The page's DOM as the functions run in it use it (the tests are type-checked without the DOM). */
@@ -250,9 +245,6 @@ if (chromiumShipped()) {
     it("v2 useStream: streamed tokens and a tool call, a reload resuming from since, a turn elsewhere", async () => {
       const origin = v2!;
       const { gates, size } = cluster.get();
-      // Where the test sends a request (when v2 is not pinned): undefined goes round.
-      let chosen: (method: string, path: string) => number | undefined = () => undefined;
-      origin.steer = (method, path) => V2_PINNED ?? chosen(method, path);
       const page = await open(origin.url);
 
       await say(page, 'get_weather {"city": "Lima"}');
@@ -274,15 +266,15 @@ if (chromiumShipped()) {
       ).toBeGreaterThan(3);
       const threadId = new URL(page.url()).searchParams.get("thread");
       expect(threadId, details(origin)).toBeTruthy();
-      if (V2_PINNED === undefined) {
-        const served = new Set(origin.forwarded.map((r) => r.instance));
-        expect([...served].sort(), details(origin)).toEqual([0, 1, 2]);
-      }
+      // The page's requests went round the three instances.
+      const served = new Set(origin.forwarded.map((r) => r.instance));
+      expect([...served].sort(), details(origin)).toEqual([0, 1, 2]);
 
       // A reload while a run waits at a gate: the page resumes the thread's event stream after
       // the last seq it saw, through an instance that is not running the run. A thread of its own:
-      // the hook reattaches only to a thread whose state has steps to run, and the state of a
-      // thread mid-run is read with the graph of its previous run (see the report of #35).
+      // the hook reattaches only to a thread whose state has steps to run, and the server reads
+      // a thread's state with the graph of its last finished run (its graph_id is saved when a
+      // run ends), so a steps run on the agent's thread would look idle to it.
       await page.goto(`${origin.url}?assistant=steps`);
       await page.waitForSelector("#draft", { timeout: STEP_MS });
       const held = "hold on";
@@ -299,22 +291,26 @@ if (chromiumShipped()) {
         r.method === "POST" &&
         r.path === `/threads/${steps}/stream/events` &&
         typeof r.body?.since === "number";
-      chosen = (method, path) =>
+      origin.steer = (method, path) =>
         method === "POST" && path === `/threads/${steps}/stream/events` ? elsewhere : undefined;
       const resumed = nextRequest(origin, "a resumed event stream", isResume);
       await page.reload();
       const resume = await resumed;
       expect(resume.status, details(origin)).toBe(200);
       expect(resume.body?.since, details(origin)).toBeGreaterThanOrEqual(kept);
-      if (V2_PINNED === undefined) expect(resume.instance).toBe(elsewhere);
+      expect(resume.instance).toBe(elsewhere);
       gates.open(gateName(held, "two"));
       await waitForMessage(page, origin, `three: ${held}`);
       expect(await texts(page), details(origin)).toEqual(conversation([], held));
+      // The instance not running the run sent the events after `since` only, each once.
+      expect(resume.seqs.length, details(origin)).toBeGreaterThan(0);
+      expect(resume.seqs.filter((seq) => seq <= Number(resume.body?.since))).toEqual([]);
+      expect(new Set(resume.seqs).size).toBe(resume.seqs.length);
 
       // A second message in the same thread, run by the instance the run above was not on.
       const next = "once more";
-      const another = V2_PINNED ?? (running + 2) % size;
-      chosen = (method, path) =>
+      const another = (running + 2) % size;
+      origin.steer = (method, path) =>
         method === "POST" && path === `/threads/${steps}/commands` ? another : undefined;
       await say(page, next);
       await waitForMessage(page, origin, `three: ${next}`);

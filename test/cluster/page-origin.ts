@@ -23,6 +23,8 @@ export interface Forwarded {
   status: number;
   /** The instance that served it (undefined: the proxy answered itself). */
   instance: number | undefined;
+  /** The `seq` of each event of an event-stream answer, added as they pass to the page. */
+  seqs: number[];
 }
 
 /** Picks the instance for a request; undefined leaves it to the proxy's rotation. */
@@ -67,6 +69,21 @@ function parsed(body: Buffer): Record<string, unknown> | undefined {
   }
 }
 
+/** Reads the `seq` of each event's data line into `into`, chunk by chunk. */
+function seqReader(into: number[]): (chunk: Buffer) => void {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return (chunk) => {
+    buffer += decoder.decode(chunk, { stream: true });
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    for (const line of lines) {
+      const seq = /^data: .*"seq":(\d+)/.exec(line)?.[1];
+      if (seq !== undefined) into.push(Number(seq));
+    }
+  };
+}
+
 export async function servePageOrigin(bundle: string, proxyUrl: string): Promise<PageOrigin> {
   const upstream = new URL(proxyUrl);
   const forwarded: Forwarded[] = [];
@@ -104,19 +121,27 @@ export async function servePageOrigin(bundle: string, proxyUrl: string): Promise
       { host: upstream.hostname, port: upstream.port, method, path, headers },
       async (answer) => {
         const served = answer.headers[INSTANCE_HEADER];
-        record({
+        const entry: Forwarded = {
           method,
           path: bare,
           body: parsed(body),
           status: answer.statusCode ?? 0,
           instance: typeof served === "string" ? Number(served) : undefined,
-        });
+          seqs: [],
+        };
+        record(entry);
+        const seqs = String(answer.headers["content-type"]).includes("text/event-stream")
+          ? seqReader(entry.seqs)
+          : () => {};
         // Unread meanwhile, the answer's body waits in its buffers.
         await origin.delay?.(method, bare);
         if (res.destroyed) return;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         res.flushHeaders();
-        answer.on("data", (chunk: Buffer) => res.write(chunk));
+        answer.on("data", (chunk: Buffer) => {
+          seqs(chunk);
+          res.write(chunk);
+        });
         answer.on("end", () => res.end());
         answer.on("error", () => res.destroy());
         answer.on("aborted", () => res.destroy());
