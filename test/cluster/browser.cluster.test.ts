@@ -242,7 +242,7 @@ if (chromiumShipped()) {
       await page.close();
     }, 120_000);
 
-    it("v2 useStream: streamed tokens and a tool call, a reload resuming from since, a turn elsewhere", async () => {
+    it("v2 useStream: tokens and a tool call, a reload resuming from since, turns elsewhere, a queue", async () => {
       const origin = v2!;
       const { gates, size } = cluster.get();
       const page = await open(origin.url);
@@ -316,6 +316,30 @@ if (chromiumShipped()) {
       await waitForMessage(page, origin, `three: ${next}`);
       expect(gates.reachedBy(gateName(next, "one"))).toEqual([`instance-${another}`]);
       expect(await texts(page), details(origin)).toEqual(conversation([], held, next));
+      origin.steer = undefined;
+
+      // Two messages sent while a run waits at a gate wait in the page's queue, then go in order
+      // through whichever instances the proxy picks.
+      gates.hold(gateName("first", "two"));
+      await say(page, "first");
+      await gates.arrived(gateName("first", "two"));
+      await say(page, "second");
+      await say(page, "third");
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as PageDom).document.querySelectorAll("#queue li").length === 2,
+        { timeout: STEP_MS },
+      );
+      gates.open(gateName("first", "two"));
+      await waitForMessage(page, origin, "three: third");
+      await page.waitForFunction(
+        () =>
+          (globalThis as unknown as PageDom).document.querySelectorAll("#queue li").length === 0,
+        { timeout: STEP_MS },
+      );
+      expect(await texts(page), details(origin)).toEqual(
+        conversation([], held, next, "first", "second", "third"),
+      );
       await page.close();
     }, 120_000);
   });
