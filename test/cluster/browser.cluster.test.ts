@@ -124,7 +124,7 @@ function runner(gate: string): number {
   return Number(by[0]?.replace("instance-", ""));
 }
 
-/** The threads's messages as the user saw them after two steps-graph turns on top of `before`. */
+/** The messages a user sees after `turns` of the steps graph on top of `before`, each once. */
 function conversation(before: string[], ...turns: string[]): string[] {
   return [...before, ...turns.flatMap((text) => [text, ...stepsReplies(text)])];
 }
