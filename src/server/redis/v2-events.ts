@@ -206,7 +206,12 @@ class RedisThreadLog implements ProtocolLog {
     let from = `0-${filter.since ?? 0}`;
     try {
       if (signal.aborted) return;
-      await reader.connect();
+      try {
+        await reader.connect();
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
       while (!signal.aborted) {
         let reply: unknown;
         try {
