@@ -144,7 +144,13 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async open(): Promise<void> {
-    this.#seq = await this.lastSeqNow();
+    // The append script loaded first: pipelined appends that all missed it (a Redis that
+    // restarted) would be sent again one by one, and a later one could land before an earlier.
+    const [, last] = await Promise.all([
+      this.#events.send(["SCRIPT", "LOAD", V2_APPEND]),
+      this.lastSeqNow(),
+    ]);
+    this.#seq = last;
   }
 
   append(draft: DraftEvent): void {
