@@ -146,6 +146,29 @@ describe("a thread's v2 events shared through Redis", () => {
       children: [{ namespace: ["draft:1234"], status: "started", graph_name: "draft" }],
     });
   });
+
+  it("a reader's stream breaks when Redis goes away (its client reconnects with `since`)", async () => {
+    const writer = (await instance()).log();
+    await writer.open();
+    writer.append(values(1));
+    await writer.flushed();
+    const reader = (await instance()).log();
+    const stop = new AbortController();
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const event of reader.follow({ channels: ["values"] }, stop.signal)) {
+        seen.push(event.seq);
+        if (seen.length === 1) void redis.stop({ hard: true });
+      }
+    })();
+    try {
+      await expect(reading).rejects.toThrow();
+      expect(seen).toEqual([1]);
+    } finally {
+      stop.abort();
+      await redis.start();
+    }
+  });
 });
 
 /** A socket that resolves `until(n)` once it carries `n` events. */
