@@ -4,6 +4,8 @@
  * one thread's events; a WebSocket session reads them from the shared log. Nothing waits on a
  * clock: each step waits for the events it expects.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { StudioStoredFormatError } from "../../src/errors";
@@ -14,6 +16,7 @@ import { RedisV2Events, V2_EVENT_FORMAT } from "../../src/server/redis/v2-events
 import type { StoredThread } from "../../src/server/thread-records";
 import { EventLogs, type LoggedEvent } from "../../src/server/v2/event-log";
 import { type ProtocolSocket, ProtocolSocketSession } from "../../src/server/v2/websocket";
+import { REPO_ROOT } from "../helpers/run-command";
 import { type RedisServer, startRedisServer } from "../setup/redis-server";
 
 let redis: RedisServer;
@@ -117,6 +120,32 @@ describe("a thread's v2 events shared through Redis", () => {
     holder.append(values(1));
     await holder.flushed();
     expect((await holder.replay(() => true)).events.map((event) => event.seq)).toEqual([1]);
+  });
+
+  it("reads back a v2 run as format 1 stored it (a real run's entries), and numbers on after it", async () => {
+    const fixture = JSON.parse(
+      readFileSync(path.join(REPO_ROOT, "test/fixtures/redis/redis-v2-events.json"), "utf8"),
+    ) as { entries: { id: string; fields: string[] }[] };
+    const admin = await connected();
+    for (const { id, fields } of fixture.entries) {
+      await admin.sendCommand(["XADD", keys.v2Events(THREAD), id, ...fields]);
+    }
+    const stored = fixture.entries.map(({ fields }) => fields[fields.indexOf("j") + 1]);
+    const log = (await instance()).log();
+    const { events, through } = await log.replay(() => true);
+    expect(events.map((event) => event.json)).toEqual(stored);
+    expect(through).toBe(16);
+    expect(events.map((event) => event.method).at(-1)).toBe("lifecycle");
+    expect(events.at(-1)?.params.data).toEqual({ event: "completed", graph_name: "echo" });
+    const rest = await take(
+      (signal) => log.follow({ channels: ["lifecycle"], since: 5 }, signal),
+      2,
+    );
+    expect(rest.map((event) => event.seq)).toEqual([13, 16]);
+    await log.open();
+    log.append(values(1));
+    await log.flushed();
+    expect(await log.lastSeqNow()).toBe(17);
   });
 
   it("an entry of a newer format is a StudioStoredFormatError, not an event read wrongly", async () => {
