@@ -144,7 +144,13 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async open(): Promise<void> {
-    this.#seq = await this.lastSeqNow();
+    // The append script loaded first: pipelined appends that all missed it (a Redis that
+    // restarted) would be sent again one by one, and a later one could land before an earlier.
+    const [, last] = await Promise.all([
+      this.#events.send(["SCRIPT", "LOAD", V2_APPEND]),
+      this.lastSeqNow(),
+    ]);
+    this.#seq = last;
   }
 
   append(draft: DraftEvent): void {
@@ -206,7 +212,12 @@ class RedisThreadLog implements ProtocolLog {
     let from = `0-${filter.since ?? 0}`;
     try {
       if (signal.aborted) return;
-      await reader.connect();
+      try {
+        await reader.connect();
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
       while (!signal.aborted) {
         let reply: unknown;
         try {
