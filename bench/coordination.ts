@@ -4,7 +4,7 @@
  *
  * - Redis commands per agent turn (a model call, a tool call, a second model call) on the
  *   instance that runs it, and per streamed event (a run of EVENTS custom events, less a run of
- *   none, over EVENTS);
+ *   none, over EVENTS); the same for a protocol v2 run (`run.start`) and its events;
  * - bytes kept in Redis per agent turn once it ended (its record and its events, `MEMORY USAGE`);
  * - the latency an event gains when read on another instance (from Redis) rather than on the
  *   instance that runs it (from memory), median over the events of a run;
@@ -200,6 +200,47 @@ export const coordinationBench: BenchEntry = {
         unit: "commands",
         target: "<= 1",
         pass: ((counts[1] ?? 0) - (counts[0] ?? 0)) / EVENTS <= 1,
+      });
+
+      // Protocol v2: commands per event and per run on the instance running it (A), the run's
+      // end awaited through B.
+      const v2Counts: number[] = [];
+      let v2Fixed = 0;
+      // The first v2 run loads the v2 scripts into Redis: a warm-up, not counted.
+      for (const graph of ["echo", "echo", "events"]) {
+        // A thread made first: its id is the service's, the v2 stream's key.
+        const threadId = (await onB.threads.create()).thread_id;
+        const before = commands.count;
+        const answer = await a(
+          new Request(`http://agent.bench/threads/${threadId}/commands`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({
+              id: 1,
+              method: "run.start",
+              params: { assistant_id: graph, input: say("go") },
+            }),
+          }),
+        );
+        const { result } = (await answer.json()) as { result: { run_id: string } };
+        await onB.runs.join(threadId, result.run_id);
+        v2Counts.push(commands.count - before);
+        // The run's events, one command each: what is left is the run's own cost.
+        const events = Number(await admin.sendCommand(["XLEN", `lcs:v2:${threadId}`]));
+        if (graph === "echo") v2Fixed = commands.count - before - events;
+      }
+      const perV2Event = ((v2Counts[2] ?? 0) - (v2Counts[1] ?? 0)) / EVENTS;
+      rows.push({
+        what: "coordination: Redis commands per protocol v2 event",
+        value: perV2Event,
+        unit: "commands",
+        target: "<= 1",
+        pass: perV2Event <= 1,
+      });
+      rows.push({
+        what: "coordination: Redis commands per protocol v2 run, besides one per event",
+        value: v2Fixed,
+        unit: "commands",
       });
 
       // Latency an event gains read on another instance.

@@ -1,6 +1,6 @@
 /**
  * The chat page on protocol v2: `@langchain/react`'s `useStream` (the v2-native hook) against the
- * server at `?api=` (default: this origin's /api). The hook mints the thread id on the first
+ * server at `?api=` (default: this origin's /api), with graph `?assistant=` (default "agent"). The hook mints the thread id on the first
  * message; the page keeps it in the address (`?thread=`) so a reload finds the thread again.
  * Tokens stream into the last answer, tool calls are listed as they run, an interrupt shows
  * Approve, each of your messages can be edited (a fork from the checkpoint before it), and a
@@ -17,6 +17,7 @@ import { createRoot } from "react-dom/client";
 
 const params = new URL(location.href).searchParams;
 const apiUrl = params.get("api") ?? `${location.origin}/api`;
+const assistantId = params.get("assistant") ?? "agent";
 const seqKey = (threadId: string) => `v2:seq:${threadId}`;
 
 /**
@@ -114,7 +115,7 @@ function App(props: { onForked: () => void }) {
   const [deltas, setDeltas] = useState(0);
   const stream = useStream({
     apiUrl,
-    assistantId: "agent",
+    assistantId,
     threadId,
     fetch: pageFetch,
     onThreadId: (id) => {

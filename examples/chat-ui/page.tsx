@@ -1,9 +1,10 @@
 /**
  * The chat page: LangGraph's `useStream` against the server at /api. The thread id lives in the
- * address (`?thread=`), so a reload restores the conversation. Each of your messages can be
- * edited (a new branch from the checkpoint before it); an interrupt shows Approve and Reject.
+ * address (`?thread=`), so a reload restores the conversation; the threads you had are listed
+ * beside it. Each of your messages can be edited (a new branch from the checkpoint before it); an
+ * interrupt shows Approve and Reject. `?assistant=` picks another graph of the server.
  */
-import type { Message } from "@langchain/langgraph-sdk";
+import type { Message, Thread } from "@langchain/langgraph-sdk";
 import { useStream } from "@langchain/langgraph-sdk/react";
 import { useEffect, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
@@ -14,6 +15,15 @@ function text(message: Message): string {
   return content.map((part) => ("text" in part ? part.text : "")).join("");
 }
 
+const assistantId = new URL(location.href).searchParams.get("assistant") ?? "agent";
+
+/** The address of thread `id`: this page's, with only the thread changed. */
+function threadHref(id: string): string {
+  const url = new URL(location.href);
+  url.searchParams.set("thread", id);
+  return url.href;
+}
+
 function App() {
   const [threadId, setThreadId] = useState<string | null>(
     new URL(location.href).searchParams.get("thread"),
@@ -22,7 +32,7 @@ function App() {
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   const stream = useStream<{ messages: Message[] }>({
     apiUrl: `${location.origin}/api`,
-    assistantId: "agent",
+    assistantId,
     messagesKey: "messages",
     threadId,
     onThreadId: (id) => {
@@ -54,6 +64,16 @@ function App() {
       .catch(() => {});
   }, []);
 
+  // The thread list, newest first: read on load and again whenever an answer ends.
+  const [threads, setThreads] = useState<Thread[]>([]);
+  useEffect(() => {
+    if (stream.isLoading) return;
+    void stream.client.threads
+      .search({ limit: 20, sortBy: "updated_at", sortOrder: "desc" })
+      .then(setThreads)
+      .catch(() => {});
+  }, [stream.isLoading, stream.client]);
+
   const send = (event: React.FormEvent) => {
     event.preventDefault();
     if (draft.trim() === "") return;
@@ -64,6 +84,13 @@ function App() {
   return (
     <main>
       <h1>langchain-studio chat</h1>
+      <ul id="threads">
+        {threads.map((thread) => (
+          <li key={thread.thread_id} data-id={thread.thread_id}>
+            <a href={threadHref(thread.thread_id)}>{thread.thread_id}</a>
+          </li>
+        ))}
+      </ul>
       <ol id="messages">
         {stream.messages.map((message) => {
           const meta = stream.getMessagesMetadata(message);

@@ -5,34 +5,12 @@
  * nobody else on the network may be that user (see docs/chat-ui.md, "Who is calling").
  */
 import { createServer, type Server } from "node:http";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { toNodeListener } from "langchain-studio/server";
+import { bundlePage, DEFAULT_PAGE, HTML } from "./bundle";
+
+export { bundlePage } from "./bundle";
 
 type Handler = (request: Request) => Promise<Response>;
-
-const HTML = `<!doctype html><html><head><meta charset="utf-8"><title>langchain-studio chat</title>
-<style>body{font:15px system-ui;max-width:42rem;margin:2rem auto}li{margin:.4rem 0}.human{font-weight:600}
-button{margin-left:.5rem}</style></head><body><div id="root"></div><script type="module" src="/page.js"></script></body></html>`;
-
-const DEFAULT_PAGE = join(dirname(fileURLToPath(import.meta.url)), "page.tsx");
-
-/** Bundles a page for the browser (default: this example's `useStream` page). */
-export async function bundlePage(entry = DEFAULT_PAGE): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "browser",
-    jsx: "automatic",
-    define: { "process.env.NODE_ENV": '"production"' },
-    minify: true,
-    logLevel: "silent",
-  });
-  return result.outputFiles[0]?.text ?? "";
-}
 
 /**
  * Serves the page and the handler on 127.0.0.1:`port` (0: any free port); `page` picks another

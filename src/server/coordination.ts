@@ -11,6 +11,7 @@
  */
 import type { RunCreate } from "./requests";
 import type { RunEvent, RunRecord, RunStatus } from "./runs";
+import type { SharedProtocolLogs } from "./v2/protocol-log";
 
 /** What any instance needs to show a run, and to take it over: stored with the run. */
 export interface SharedRun {
@@ -31,6 +32,8 @@ export interface SharedRun {
   startedAt?: string | undefined;
   /** The next event's number (a takeover goes on numbering from there). */
   nextSeq: number;
+  /** "v2" for a protocol v2 run (a takeover streams it into the thread's v2 events). */
+  protocol?: "v2" | undefined;
 }
 
 /** A run as the routes read it, whichever instance runs it. */
@@ -107,6 +110,11 @@ export interface RunCoordination {
   busy(threadIds: readonly string[]): Promise<Set<string>>;
   /** The run's events after `lastEventId`, then those to come, from any instance. */
   follow(runId: string, lastEventId?: string): AsyncGenerator<RunEvent>;
+  /**
+   * The threads' protocol v2 events, kept where every instance reads them; without it a
+   * thread's v2 events stay in the process that ran it.
+   */
+  protocolLogs?(): SharedProtocolLogs;
   /** Stops taking runs over from other instances (this one is draining). */
   stopTakingOver(): void;
   /** Disconnects. */

@@ -107,8 +107,19 @@ export interface RunRequest {
   report(error: unknown): void;
   /** A stateless run's thread: deleted when the run ends, before its `done` (rule 8). */
   temporary?: boolean | undefined;
-  /** Streams the run in place of the v1 stream (protocol v2, `v2/run-stream.ts`). */
-  execute?: ((run: RunRecord) => Promise<RunStatus>) | undefined;
+  /**
+   * Streams the run in place of the v1 stream (protocol v2, `v2/run-stream.ts`), with the body
+   * it runs (a run taken over goes on from its checkpoint: input `null`).
+   */
+  execute?: ((run: RunRecord, body: RunCreate) => Promise<RunStatus>) | undefined;
+  /**
+   * Told how the run ended, once its thread record is saved and before its end is shared (a v2
+   * run's last event; its thread's next run, on any instance, numbers after it). Not told for
+   * a run handed to another instance.
+   */
+  ending?: ((run: RunRecord, status: RunStatus) => Promise<void>) | undefined;
+  /** "v2" for a protocol v2 run: what an instance taking it over needs to stream it. */
+  protocol?: "v2" | undefined;
 }
 
 /** What a run names when its thread record could not be updated or its state read back. */
@@ -292,6 +303,7 @@ export class RunLifecycle {
     } finally {
       // On every path, a run cancelled before it started too: the thread was made for it.
       if (request.temporary) await this.#discard(run, request);
+      await ended(request, run, status);
       run.end(status);
     }
   }
@@ -304,7 +316,7 @@ export class RunLifecycle {
     run.begin();
     if (!(await this.#startsFromReadable(run, request))) return undefined;
     return (
-      request.execute?.(run) ??
+      request.execute?.(run, request.body) ??
       executeRun(request.graph, run, request.body, request.userId, request.report)
     ).catch((error: unknown) => {
       request.report(error);
@@ -363,6 +375,7 @@ export class RunLifecycle {
       if (!handedOff) {
         run.status = status;
         run.updated_at = new Date().toISOString();
+        await ended(request, run, status);
       }
       await withinTime(
         shared.end(run, { handedOff }),
@@ -512,7 +525,16 @@ function sharedRun(request: RunRequest): SharedRun {
     body: request.body,
     checkpoints: [],
     nextSeq: 0,
+    ...(request.protocol ? { protocol: request.protocol } : {}),
   };
+}
+
+/** Tells the request how its run ended (`RunRequest#ending`); a failure there is reported. */
+async function ended(request: RunRequest, run: RunRecord, status: RunStatus): Promise<void> {
+  if (!request.ending) return;
+  await withinTime(request.ending(run, status), SHARED_END_WAIT_MS, "the run's last event").catch(
+    request.report,
+  );
 }
 
 /**

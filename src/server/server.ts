@@ -107,7 +107,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServerHandl
     report: (error, request) => report(onError, error, request),
     heartbeatMs: settings.heartbeatIntervalMs,
     threadIds: new ClientThreadIds(records),
-    events: new EventLogs(),
+    events: new EventLogs(coordination?.protocolLogs?.()),
   };
   const routes = [
     ...assistantRoutes(ctx),

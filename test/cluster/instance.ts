@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { StudioClient } from "../../src/client";
 import { StudioCheckpointSaver } from "../../src/langgraph";
 import { type AgentServerOptions, createAgentServer, toNodeListener } from "../../src/server";
-import { agentGraph } from "../integration/server/graphs";
+import { agentGraph, approvalGraph } from "../integration/server/graphs";
 import { stepsGraph } from "./graphs";
 
 /** The handler as the coordination contract extends it (#35). */
@@ -61,7 +61,11 @@ const client = new StudioClient({
 });
 const redisUrl = process.env.REDIS_URL;
 const options: AgentServerOptions = {
-  graphs: { agent: agentGraph(client), steps: stepsGraph(env("GATE_URL")) },
+  graphs: {
+    agent: agentGraph(client),
+    steps: stepsGraph(env("GATE_URL")),
+    approval: approvalGraph(),
+  },
   checkpointer: new StudioCheckpointSaver({ client, datasetId: "chat-server" }),
   client,
   onError: (error) => console.error(`instance ${instanceId}:`, error),

@@ -36,6 +36,10 @@ export class RedisKeys {
   events(runId: string): string {
     return `${this.prefix}e:${runId}`;
   }
+  /** The thread's protocol v2 events (a stream, entry id `0-<seq>`; `v2-events.ts`). */
+  v2Events(threadId: string): string {
+    return `${this.prefix}v2:${threadId}`;
+  }
   /** Set when the run was cancelled (a run that has not started yet reads it at its turn). */
   cancel(runId: string): string {
     return `${this.cancelPrefix}${runId}`;

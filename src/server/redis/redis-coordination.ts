@@ -19,6 +19,7 @@ import { hashOf, type RedisClientLike, Scripts } from "./connection";
 import { END_ENTRY, entryId, RedisKeys, resumeAfter } from "./keys";
 import { RemoteRun } from "./remote-run";
 import { ACQUIRE, ADMIT, APPEND, END, RENEW, TAKE_OVER } from "./scripts";
+import { RedisV2Events } from "./v2-events";
 
 export interface RedisCoordinationSettings {
   /** The client whose settings the backend's connections copy (built when first needed). */
@@ -72,6 +73,7 @@ export class RedisCoordination implements RunCoordination {
   #takenOver = 0;
   #closed = false;
   #down = false;
+  #v2: RedisV2Events | undefined;
 
   constructor(settings: RedisCoordinationSettings) {
     this.#settings = settings;
@@ -179,7 +181,12 @@ export class RedisCoordination implements RunCoordination {
             run.multitask_strategy,
             String(Date.parse(run.created_at)),
             JSON.stringify(run.toJSON()),
-            JSON.stringify({ owner: shared.owner, userId: shared.userId, body: shared.body }),
+            JSON.stringify({
+              owner: shared.owner,
+              userId: shared.userId,
+              body: shared.body,
+              protocol: shared.protocol,
+            }),
             k.cancelPrefix,
             k.cancelChannel,
             String(Date.now()),
@@ -381,6 +388,24 @@ export class RedisCoordination implements RunCoordination {
     if (lease) clearInterval(lease.timer);
     this.#leases.delete(runId);
     return lease;
+  }
+
+  /** The threads' protocol v2 events, shared through this Redis (`v2-events.ts`). */
+  protocolLogs(): RedisV2Events {
+    this.#v2 ??= new RedisV2Events({
+      client: async () => {
+        await this.#connect();
+        return this.#cmd;
+      },
+      keys: this.#keys,
+      maxEvents: this.#settings.maxEventsPerRun,
+      ttlSeconds: this.#settings.eventTtlSeconds,
+      leaseOf: (threadId) =>
+        [...this.#leases.values()].find((lease) => lease.threadId === threadId)?.value,
+      busy: async (threadId) => (await this.busy([threadId])).has(threadId),
+      report: (error) => this.#outage(error),
+    });
+    return this.#v2;
   }
 
   lost(runId: string): boolean {
@@ -693,6 +718,7 @@ export class RedisCoordination implements RunCoordination {
     this.#closed = true;
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const runId of [...this.#leases.keys()]) this.#release(runId);
+    this.#v2?.close();
     if (!this.#connected) return;
     await this.#connected.catch(() => {});
     await Promise.all(

@@ -105,7 +105,7 @@ async function result(scope: CommandScope, command: ProtocolCommand, created: bo
     case "state.fork":
       return { run_id: await stateFork(scope, params), thread_id: id };
     case "agent.getTree":
-      return { tree: ctx.events.of(threadId).agents.tree() };
+      return { tree: await ctx.events.log(threadId).tree() };
     default:
       throw new CommandError("unknown_command", `Unknown protocol command: ${command.method}`);
   }
@@ -138,18 +138,18 @@ export async function handleCommand(
     request,
   };
   // The thread under the id the command named (as the reference server answers).
-  const meta = (): ResponseMeta => ({
+  const meta = async (): Promise<ResponseMeta> => ({
     thread_id: id,
-    applied_through_seq: ctx.events.of(threadId).lastSeq,
+    applied_through_seq: await ctx.events.log(threadId).lastSeqNow(),
   });
   try {
     const answer = await result(scope, command, target.created, id);
-    return success(command.id, answer, meta());
+    return success(command.id, answer, await meta());
   } catch (error) {
     // No run will read the record it was held for.
     if (target.created) ctx.records.release(threadId);
     if (error instanceof CommandError || (error instanceof HttpProblem && error.status !== 404)) {
-      return failure(command.id, errorCode(error), error.message, meta());
+      return failure(command.id, errorCode(error), error.message, await meta());
     }
     throw error;
   }

@@ -9,32 +9,24 @@
  * at most `MAX_IDLE_THREADS` threads with no run and no open stream are kept, least recently
  * used dropped first; a thread with a run or a stream is never dropped.
  */
-import { type MatchableEvent, matchesSubscription } from "@langchain/langgraph/stream";
-import type { Channel, SubscribeParams } from "@langchain/protocol";
+import { matchesSubscription } from "@langchain/langgraph/stream";
+import type { AgentTreeNode, Channel, SubscribeParams } from "@langchain/protocol";
 import { wireReplacer } from "../wire";
 import { AgentTree } from "./agent-tree";
 import type { DraftEvent } from "./protocol-events";
+import type {
+  EventFilter,
+  LoggedEvent,
+  ProtocolLog,
+  Replay,
+  SharedProtocolLogs,
+} from "./protocol-log";
+
+export type { EventFilter, LoggedEvent } from "./protocol-log";
 
 export const MAX_EVENTS = 10_000;
 export const MAX_BYTES = 16 * 1024 * 1024;
 export const MAX_IDLE_THREADS = 200;
-
-/** One event as the wire has it, and its JSON text. */
-export interface LoggedEvent extends MatchableEvent {
-  readonly seq: number;
-  readonly method: string;
-  readonly params: { namespace: string[]; data?: unknown };
-  /** The whole event as JSON (what a stream writes). */
-  readonly json: string;
-}
-
-/** A stream's filter, as `POST .../stream/events` sends it. */
-export interface EventFilter {
-  channels: string[];
-  namespaces?: string[][] | undefined;
-  depth?: number | undefined;
-  since?: number | undefined;
-}
 
 export function matches(event: LoggedEvent, filter: EventFilter): boolean {
   return matchesSubscription(event, subscriptionOf(filter));
@@ -44,9 +36,30 @@ function subscriptionOf(filter: EventFilter): SubscribeParams {
   return { ...filter, channels: filter.channels as Channel[] } as SubscribeParams;
 }
 
+/** The event numbered `seq` as the wire has it (its JSON made once, for every stream). */
+export function loggedEvent(seq: number, draft: DraftEvent): LoggedEvent {
+  const params = {
+    namespace: draft.namespace,
+    timestamp: Date.now(),
+    ...(draft.node !== undefined ? { node: draft.node } : {}),
+    data: draft.data,
+  };
+  const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
+  // Filters read the method, the namespace and a custom event's name, which are the same before
+  // and after the wire form.
+  const json = JSON.stringify(body, wireReplacer);
+  return { seq, method: draft.method, params, json };
+}
+
+/** An event read back from its JSON (kept elsewhere: `redis/v2-events.ts`). */
+export function parseLoggedEvent(json: string): LoggedEvent {
+  const body = JSON.parse(json) as Omit<LoggedEvent, "json">;
+  return { seq: body.seq, method: body.method, params: body.params, json };
+}
+
 type Listener = (event: LoggedEvent) => void;
 
-export class ThreadEventLog {
+export class ThreadEventLog implements ProtocolLog {
   #seq = 0;
   #events: LoggedEvent[] = [];
   #bytes = 0;
@@ -64,22 +77,32 @@ export class ThreadEventLog {
     return this.live === 0 && this.#listeners.size === 0;
   }
 
+  async quiet(): Promise<boolean> {
+    return this.live === 0;
+  }
+
+  /** Numbering is this process's: nothing to read first. */
+  async open(): Promise<void> {}
+
+  async flushed(): Promise<void> {}
+
+  async replay(match: (event: LoggedEvent) => boolean): Promise<Replay> {
+    return { events: this.#events.filter(match), through: this.#seq };
+  }
+
+  async lastSeqNow(): Promise<number> {
+    return this.#seq;
+  }
+
+  async tree(): Promise<AgentTreeNode> {
+    return this.agents.tree();
+  }
+
   append(draft: DraftEvent): LoggedEvent {
-    const seq = ++this.#seq;
-    const params = {
-      namespace: draft.namespace,
-      timestamp: Date.now(),
-      ...(draft.node !== undefined ? { node: draft.node } : {}),
-      data: draft.data,
-    };
-    const body = { type: "event", event_id: String(seq), seq, method: draft.method, params };
-    // The JSON once, for every stream; filters read the method, the namespace and a custom
-    // event's name, which are the same before and after the wire form.
-    const json = JSON.stringify(body, wireReplacer);
-    const event: LoggedEvent = { seq, method: draft.method, params, json };
+    const event = loggedEvent(++this.#seq, draft);
     this.agents.note(event.method, event.params.namespace, event.params.data);
     this.#events.push(event);
-    this.#bytes += json.length;
+    this.#bytes += event.json.length;
     while (this.#events.length > MAX_EVENTS || (this.#bytes > MAX_BYTES && this.#events.length)) {
       this.#bytes -= this.#events.shift()?.json.length ?? 0;
     }
@@ -91,7 +114,7 @@ export class ThreadEventLog {
    * Drops the buffered events (kept numbering): a resumed run's stream must not replay the
    * paused run's end (`lifecycle` "interrupted") to a stream opened after the resume.
    */
-  clear(): void {
+  async clear(): Promise<void> {
     this.#events = [];
     this.#bytes = 0;
   }
@@ -102,10 +125,14 @@ export class ThreadEventLog {
   }
 
   /**
-   * Hands `listener` every event appended from now on, until the returned function is called
-   * (a WebSocket's one listener for all its subscriptions, `websocket.ts`).
+   * Hands `listener` the buffered events after `after` (when given), then every event appended
+   * from now on, until the returned function is called (a WebSocket's one listener for all its
+   * subscriptions, `websocket.ts`).
    */
-  watch(listener: (event: LoggedEvent) => void): () => void {
+  watch(listener: (event: LoggedEvent) => void, after?: number): () => void {
+    if (after !== undefined) {
+      for (const event of this.#events) if (event.seq > after) listener(event);
+    }
     const own: Listener = (event) => listener(event);
     this.#listeners.add(own);
     return () => {
@@ -150,9 +177,18 @@ export class ThreadEventLog {
   }
 }
 
-/** Every thread's log in this process, keyed by the service thread id. */
+/**
+ * Every thread's log in this process, keyed by the service thread id; with a coordination
+ * backend (`shared`), each thread's log is the shared one, and this process keeps only its count
+ * of the thread's live runs.
+ */
 export class EventLogs {
   readonly #logs = new Map<string, ThreadEventLog>();
+  readonly #shared: SharedProtocolLogs | undefined;
+
+  constructor(shared?: SharedProtocolLogs) {
+    this.#shared = shared;
+  }
   /** Commands being handled, by owner and thread id as the client named it. */
   readonly #commands = new Map<string, Set<Promise<void>>>();
 
@@ -185,7 +221,16 @@ export class EventLogs {
     await Promise.all([...(this.#commands.get(`${owner}\u0000${threadId}`) ?? [])]);
   }
 
-  /** The thread's log, created on first use (and marked recently used). */
+  /** The thread's log as every route uses it: the shared one with a backend, else `of`'s. */
+  log(threadId: string): ProtocolLog {
+    const local = this.of(threadId);
+    return this.#shared ? this.#shared.thread(threadId, local) : local;
+  }
+
+  /**
+   * The thread's log in this process, created on first use (and marked recently used); with a
+   * backend it keeps only the count of the thread's live runs.
+   */
   of(threadId: string): ThreadEventLog {
     const known = this.#logs.get(threadId);
     const log = known ?? new ThreadEventLog();

@@ -7,7 +7,8 @@
 import { isSupportedChannel } from "@langchain/langgraph/stream";
 import { HttpProblem } from "../http";
 import { eventStreamResponse } from "../sse";
-import type { EventFilter, LoggedEvent, ThreadEventLog } from "./event-log";
+import type { EventFilter, LoggedEvent } from "./event-log";
+import type { ProtocolLog } from "./protocol-log";
 
 const FIELDS = new Set(["channels", "namespaces", "depth", "since"]);
 
@@ -61,11 +62,7 @@ async function* frames(events: AsyncGenerator<LoggedEvent>) {
   }
 }
 
-export function eventStream(
-  log: ThreadEventLog,
-  filter: EventFilter,
-  heartbeatMs: number,
-): Response {
+export function eventStream(log: ProtocolLog, filter: EventFilter, heartbeatMs: number): Response {
   const closed = new AbortController();
   return eventStreamResponse(frames(log.follow(filter, closed.signal)), {
     heartbeatMs,

@@ -3,7 +3,7 @@
  * stream over SSE (`POST`).
  */
 import { ownThreadId, readBody, type ServerContext } from "../context";
-import { HttpProblem, json } from "../http";
+import { json } from "../http";
 import { type RouteEntry, route } from "../router";
 import { handleCommand, parseCommand } from "./commands";
 import { eventStream, parseEventFilter } from "./event-stream";
@@ -27,28 +27,10 @@ export function protocolRoutes(ctx: ServerContext): RouteEntry[] {
       // Before the replay is taken: an `input.respond` being handled drops the paused run's
       // events, which this stream must not replay.
       await ctx.events.settled(owner, p.thread_id ?? "");
-      const log = ctx.events.of(threadId);
-      if (log.live === 0 && (await runsElsewhere(threadId))) {
-        throw new HttpProblem(
-          409,
-          "Conflict",
-          `Thread ${p.thread_id} has a run on another instance, and protocol v2 events are read ` +
-            "on the instance running it: send a v2 client's requests to one instance (sticky " +
-            "sessions; see docs/deployment.md)",
-        );
-      }
-      return eventStream(log, filter, ctx.heartbeatMs);
+      // With `coordination`, the thread's events are shared: any instance serves the stream.
+      return eventStream(ctx.events.log(threadId), filter, ctx.heartbeatMs);
     }),
   ];
-
-  /**
-   * True when another instance runs the thread (with `coordination`): its v2 events stay there,
-   * and a stream here would wait for events that never come.
-   */
-  async function runsElsewhere(threadId: string): Promise<boolean> {
-    if (ctx.runs.isBusy(threadId)) return false;
-    return (await ctx.directory.busy([threadId])).has(threadId);
-  }
 
   async function answer(request: Request, owner: string, threadId: string): Promise<Response> {
     const command = parseCommand(await readBody(ctx, request));

@@ -11,8 +11,9 @@ import type { RunCreate } from "../requests";
 import { checkRunMetadata } from "../reserved-metadata";
 import { checkInputSize, requireStartCheckpoint } from "../run-admission";
 import type { StoredThread } from "../thread-records";
+import { protocolRun } from "./protocol-run";
 import { CommandError } from "./responses";
-import { endEvent, hasPendingInterrupt, type RunEnd, streamProtocolRun } from "./run-stream";
+import { hasPendingInterrupt } from "./run-stream";
 
 type Json = Record<string, unknown>;
 
@@ -96,13 +97,13 @@ export async function startRun(
     if (error instanceof HttpProblem) throw new CommandError("no_such_checkpoint", error.message);
     throw error;
   }
-  const log = ctx.events.of(threadId);
+  const log = ctx.events.log(threadId);
   // A resumed run's stream must not replay the paused run's end (as the reference server), nor
   // a new run's the previous run's: the SDK opens its stream after run.start's answer and takes
   // the first values it gets as the run's. A run queued behind a live one keeps the live run's.
-  if (options.resumes || log.live === 0) log.clear();
+  if (options.resumes || (await log.quiet())) await log.clear();
   const userId = ctx.auth ? owner : undefined;
-  const end: RunEnd = {};
+  const report = (error: unknown) => ctx.report(error, request);
   const run = await ctx.lifecycle.admit({
     owner,
     threadId,
@@ -110,23 +111,12 @@ export async function startRun(
     body,
     userId,
     checkpointer: mine.checkpointer,
-    report: (error) => ctx.report(error, request),
-    execute: (run) =>
-      streamProtocolRun({
-        graph,
-        run,
-        body,
-        userId,
-        log,
-        end,
-        report: (e) => ctx.report(e, request),
-      }),
+    report,
+    ...protocolRun({ graph, log, userId, report }),
   });
   log.live++;
   void run.done.then(() => {
     log.live--;
-    const data = endEvent(body.assistant_id, run.status, end);
-    if (data) log.append({ method: "lifecycle", namespace: [], data });
   });
   return run.run_id;
 }

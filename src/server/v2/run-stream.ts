@@ -6,14 +6,20 @@
  * The run lifecycle (`run-lifecycle.ts`) calls it in place of the v1 stream; admission, order
  * and the thread record's save stay the lifecycle's.
  */
-import { Command, createGraphRunStream, STREAM_EVENTS_V3_MODES } from "@langchain/langgraph/web";
+import {
+  Command,
+  createGraphRunStream,
+  isGraphDrained,
+  RunControl,
+  STREAM_EVENTS_V3_MODES,
+} from "@langchain/langgraph/web";
 import { runConfig } from "../execute";
 import type { RunnableGraph } from "../graphs";
 import type { RunCreate } from "../requests";
 import { runErrorEvent } from "../run-errors";
 import type { RunRecord, RunStatus } from "../runs";
-import type { ThreadEventLog } from "./event-log";
 import { draftEvents, type GraphEvent } from "./protocol-events";
+import type { ProtocolLog } from "./protocol-log";
 
 /** What a compiled graph holds that LangGraph's protocol stream reads. */
 interface GraphDefaults {
@@ -80,8 +86,10 @@ export interface ProtocolRun {
   run: RunRecord;
   body: RunCreate;
   userId: string | undefined;
-  log: ThreadEventLog;
+  log: ProtocolLog;
   report(error: unknown): void;
+  /** A run taken over from another instance: its root's "running" was sent there. */
+  takenOver?: boolean | undefined;
   /** Filled in when the stream ends (`endEvent` sends it once the thread record is saved). */
   end: RunEnd;
 }
@@ -116,26 +124,40 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
   const signal = run.controller.signal;
   const announced = new Set<string>();
   let raised = false;
-  log.append({
-    method: "lifecycle",
-    namespace: [],
-    data: { event: "running", graph_name: graphName },
-  });
+  await log.open();
+  if (!spec.takenOver) {
+    log.append({
+      method: "lifecycle",
+      namespace: [],
+      data: { event: "running", graph_name: graphName },
+    });
+  }
   const root = (event: RunEnd["event"], error?: string) => {
     spec.end.event = event;
     if (error !== undefined) spec.end.error = error;
   };
+  // A drain stops the graph at its next superstep boundary, its checkpoint saved, to go on in
+  // another instance (as a v1 run, `execute.ts`).
+  const control = new RunControl();
+  const drain = () => control.requestDrain("the server is draining");
+  run.draining.signal.addEventListener("abort", drain, { once: true });
+  if (run.draining.signal.aborted) drain();
   try {
     const events = await protocolStream(graph, protocolInput(body), {
       ...runConfig(run.thread_id, run.run_id, body, spec.userId),
       ...(body.context !== undefined ? { context: body.context } : {}),
       signal,
+      control,
     });
     for await (const event of events) {
       for (const draft of draftEvents(event as GraphEvent, announced)) log.append(draft);
     }
     if (signal.aborted) throw signal.reason;
   } catch (error) {
+    if (isGraphDrained(error)) {
+      run.drained = true;
+      return "interrupted";
+    }
     if (signal.aborted) {
       root("interrupted");
       return "interrupted";
@@ -146,6 +168,8 @@ export async function streamProtocolRun(spec: ProtocolRun): Promise<RunStatus> {
       return "error";
     }
     raised = true;
+  } finally {
+    run.draining.signal.removeEventListener("abort", drain);
   }
   // The stream announces every interrupt (its `updates` and `values` carry them), so a run that
   // ended without one reads no state here: the lifecycle reads it once, for the thread record.

@@ -10,14 +10,19 @@
  * The socket may name a thread that does not exist yet: the SDK opens it before the `run.start`
  * that creates a client-chosen thread. Its subscriptions are then kept until the thread is found
  * (after each command, and on each subscribe), and replayed from the start of its buffer.
+ *
+ * With a coordination backend the events are read from the shared log (`protocol-log.ts`): one
+ * reader per socket from the first subscription's replay on; a subscription that comes later
+ * keeps the live events it matches while its own replay is read, and writes them after it.
  */
 import type { ServerContext } from "../context";
 import { HttpProblem } from "../http";
 import type { StoredThread } from "../thread-records";
 import { toWire } from "../wire";
 import { handleCommand, type ProtocolCommand, parseCommand } from "./commands";
-import { type EventFilter, type LoggedEvent, matches, type ThreadEventLog } from "./event-log";
+import { type EventFilter, type LoggedEvent, matches } from "./event-log";
 import { parseEventFilter } from "./event-stream";
+import type { ProtocolLog, Replay } from "./protocol-log";
 import { failure, success } from "./responses";
 
 /** What the session needs of a socket, whichever runtime accepted it. */
@@ -44,6 +49,15 @@ export interface SocketListener {
 
 type Json = Record<string, unknown>;
 
+/** A subscription: its filter, and the live events it waits to write while its replay is read. */
+interface Subscription {
+  filter: EventFilter;
+  /** Its replay's last `seq`: live events after it are its own. */
+  after: number;
+  /** Live events it matched while its replay was read (undefined once replayed). */
+  held: LoggedEvent[] | undefined;
+}
+
 export interface SessionScope {
   ctx: ServerContext;
   owner: string;
@@ -56,15 +70,15 @@ export interface SessionScope {
 export class ProtocolSocketSession implements SocketListener {
   readonly #scope: SessionScope;
   readonly #socket: ProtocolSocket;
-  readonly #subscriptions = new Map<string, EventFilter>();
-  #log: ThreadEventLog | undefined;
+  readonly #subscriptions = new Map<string, Subscription>();
+  #log: ProtocolLog | undefined;
   #unwatch: (() => void) | undefined;
   #closed = false;
 
   constructor(scope: SessionScope, socket: ProtocolSocket, stored: StoredThread | undefined) {
     this.#scope = scope;
     this.#socket = socket;
-    if (stored) this.#bind(stored);
+    if (stored) void this.#bind(stored);
   }
 
   message(text: string): void {
@@ -131,11 +145,57 @@ export class ProtocolSocketSession implements SocketListener {
     await ctx.events.settled(owner, threadId);
     if (this.#closed) return;
     const id = crypto.randomUUID();
-    // In one turn: no live event can fall between the replay and the subscription.
-    const replay = this.#log?.buffered(filter) ?? [];
-    for (const event of replay) this.#write(event.json);
-    this.#subscriptions.set(id, filter);
-    this.#send(success(command.id, { subscription_id: id, replayed_events: replay.length }));
+    const subscription: Subscription = { filter, after: 0, held: [] };
+    this.#subscriptions.set(id, subscription);
+    const replayed = this.#log ? await this.#replay(this.#log, subscription) : 0;
+    if (!this.#log) subscription.held = undefined;
+    this.#send(success(command.id, { subscription_id: id, replayed_events: replayed }));
+  }
+
+  /**
+   * Writes what the log keeps for `subscription`, then the live events it matched meanwhile;
+   * from then on the socket's reader writes its events. Resolves with the replay's length.
+   */
+  async #replay(log: ProtocolLog, subscription: Subscription): Promise<number> {
+    let replay: Replay;
+    try {
+      replay = await log.replay((event) => matches(event, subscription.filter));
+    } catch (error) {
+      this.#failed(error);
+      return 0;
+    }
+    for (const event of replay.events) this.#write(event.json);
+    subscription.after = replay.through;
+    const held = subscription.held ?? [];
+    subscription.held = undefined;
+    for (const event of held) if (event.seq > replay.through) this.#write(event.json);
+    this.#unwatch ??= log.watch(
+      (event) => this.#live(event),
+      replay.through,
+      (error) => this.#failed(error),
+    );
+    return replay.events.length;
+  }
+
+  /** A live event: written once however many subscriptions match it; held by those replaying. */
+  #live(event: LoggedEvent): void {
+    let written = false;
+    for (const subscription of this.#subscriptions.values()) {
+      if (!matches(event, subscription.filter)) continue;
+      if (subscription.held) subscription.held.push(event);
+      else if (!written && event.seq > subscription.after) {
+        this.#write(event.json);
+        written = true;
+      }
+    }
+  }
+
+  /** The shared log cannot be read (Redis unreachable): the client reconnects and subscribes. */
+  #failed(error: unknown): void {
+    this.#scope.ctx.report(error, this.#scope.request);
+    if (this.#closed) return;
+    this.#socket.close(1013, "the thread's events cannot be read now; reconnect");
+    this.closed();
   }
 
   #unsubscribe(command: ProtocolCommand): void {
@@ -152,27 +212,38 @@ export class ProtocolSocketSession implements SocketListener {
     if (this.#log || this.#closed) return;
     const { ctx, owner, threadId } = this.#scope;
     const stored = await ctx.threadIds.find(owner, threadId);
-    if (stored && !this.#log && !this.#closed) this.#bind(stored);
+    if (stored && !this.#log && !this.#closed) await this.#bind(stored);
   }
 
-  /** Follows the thread's events; the subscriptions kept so far get what is buffered. */
-  #bind(stored: StoredThread): void {
-    const log = this.#scope.ctx.events.of(stored.view.thread_id);
+  /**
+   * Follows the thread's events; the subscriptions kept so far get what is kept, once for all
+   * of them, in `seq` order.
+   */
+  async #bind(stored: StoredThread): Promise<void> {
+    const log = this.#scope.ctx.events.log(stored.view.thread_id);
     this.#log = log;
-    const pending = new Map<number, LoggedEvent>();
-    for (const filter of this.#subscriptions.values()) {
-      for (const event of log.buffered(filter)) pending.set(event.seq, event);
+    const kept = [...this.#subscriptions.values()];
+    if (kept.length === 0) return;
+    for (const subscription of kept) subscription.held = [];
+    let replay: Replay;
+    try {
+      replay = await log.replay((event) => kept.some(({ filter }) => matches(event, filter)));
+    } catch (error) {
+      this.#failed(error);
+      return;
     }
-    for (const seq of [...pending.keys()].sort((a, b) => a - b)) {
-      this.#write(pending.get(seq)!.json);
+    for (const event of replay.events) this.#write(event.json);
+    for (const subscription of kept) {
+      subscription.after = replay.through;
+      const held = subscription.held ?? [];
+      subscription.held = undefined;
+      for (const event of held) if (event.seq > replay.through) this.#write(event.json);
     }
-    this.#unwatch = log.watch((event) => {
-      for (const filter of this.#subscriptions.values()) {
-        if (!matches(event, filter)) continue;
-        this.#write(event.json);
-        return;
-      }
-    });
+    this.#unwatch ??= log.watch(
+      (event) => this.#live(event),
+      replay.through,
+      (error) => this.#failed(error),
+    );
   }
 
   #send(body: Json): void {

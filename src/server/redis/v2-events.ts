@@ -1,0 +1,305 @@
+/**
+ * A thread's protocol v2 events shared through Redis (`v2/protocol-log.ts` says what for): one
+ * stream per thread (`keys.ts`, `v2:<thread id>`), entry id `0-<seq>`, each entry the event's
+ * wire JSON with its format. The instance running the thread's head run is its only writer (it
+ * holds the thread's lease, and each append checks it, as a v1 run's events do); readers on any
+ * instance, that one too, read the stream after their `since` and then block for more, on a
+ * connection of their own. `clear` trims the stream to nothing (its last id stays, so numbering
+ * goes on). Bounds: about `maxEvents` entries per thread, and the stream expires `ttlSeconds`
+ * after its last event.
+ */
+import type { AgentTreeNode } from "@langchain/protocol";
+import { StudioStoredFormatError } from "../../errors";
+import { AgentTree } from "../v2/agent-tree";
+import {
+  type EventFilter,
+  type LoggedEvent,
+  loggedEvent,
+  matches,
+  parseLoggedEvent,
+} from "../v2/event-log";
+import type { DraftEvent } from "../v2/protocol-events";
+import type { ProtocolLog, Replay, SharedProtocolLogs } from "../v2/protocol-log";
+import { hashOf, type RedisClientLike, Scripts } from "./connection";
+import type { RedisKeys } from "./keys";
+
+/** The format of the v2 entries this version writes; a newer one is an error, not misread. */
+export const V2_EVENT_FORMAT = 1;
+
+/**
+ * KEYS: lease, stream. ARGV: lease value ('' unchecked), seq, event JSON, max entries, ttl s,
+ * format. Appends the event unless another run holds the thread's lease (0 then).
+ */
+const V2_APPEND = `
+local held = redis.call('GET', KEYS[1])
+if ARGV[1] ~= '' and held and held ~= ARGV[1] then return 0 end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '0-' .. ARGV[2], 'f', ARGV[6], 'j', ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return 1
+`;
+
+/** KEYS: stream. The `seq` of its last event ever appended (0 for none), trimmed or not. */
+const V2_TOP = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+for i = 1, #info, 2 do
+  if info[i] == 'last-generated-id' then return tonumber(string.sub(info[i + 1], 3)) end
+end
+return 0
+`;
+
+/** KEYS: stream. Drops every entry (the last id stays, so numbering goes on). */
+const V2_CLEAR = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+for i = 1, #info, 2 do
+  if info[i] == 'last-generated-id' then
+    local top = tonumber(string.sub(info[i + 1], 3))
+    return redis.call('XTRIM', KEYS[1], 'MINID', '0-' .. tostring(top + 1))
+  end
+end
+return 0
+`;
+
+export interface RedisV2EventsSettings {
+  /** The command connection's client (readers are copies of it). */
+  client: () => Promise<RedisClientLike>;
+  keys: RedisKeys;
+  maxEvents: number;
+  ttlSeconds: number;
+  /** The lease value of the run this instance runs on the thread, if it runs one. */
+  leaseOf(threadId: string): string | undefined;
+  /** True when the thread has a live run on some instance. */
+  busy(threadId: string): Promise<boolean>;
+  /** Told of an event that could not be stored. */
+  report(error: unknown): void;
+}
+
+/** How long a blocking read waits before it looks again (the client closed meanwhile?). */
+const BLOCK_MS = "2000";
+
+export class RedisV2Events implements SharedProtocolLogs {
+  readonly #settings: RedisV2EventsSettings;
+  #scripts: Promise<Scripts> | undefined;
+  /** The readers open now (`close` ends them: their clients reconnect to another instance). */
+  readonly readers = new Set<RedisClientLike>();
+
+  constructor(settings: RedisV2EventsSettings) {
+    this.#settings = settings;
+  }
+
+  thread(threadId: string, local: { live: number }): ProtocolLog {
+    return new RedisThreadLog(this, threadId, local);
+  }
+
+  get settings(): RedisV2EventsSettings {
+    return this.#settings;
+  }
+
+  scripts(): Promise<Scripts> {
+    this.#scripts ??= this.#settings.client().then((client) => new Scripts(client));
+    // A failed connection is tried again by the next call.
+    this.#scripts.catch(() => {
+      this.#scripts = undefined;
+    });
+    return this.#scripts;
+  }
+
+  async send<T>(args: readonly string[]): Promise<T> {
+    return (await this.#settings.client()).sendCommand<T>(args);
+  }
+
+  close(): void {
+    for (const reader of this.readers) reader.destroy();
+    this.readers.clear();
+  }
+}
+
+class RedisThreadLog implements ProtocolLog {
+  readonly #events: RedisV2Events;
+  readonly #threadId: string;
+  readonly #local: { live: number };
+  readonly #key: string;
+  /** The last `seq` numbered here (set by `open`). */
+  #seq = 0;
+  #appended: Promise<unknown> = Promise.resolve();
+
+  constructor(events: RedisV2Events, threadId: string, local: { live: number }) {
+    this.#events = events;
+    this.#threadId = threadId;
+    this.#local = local;
+    this.#key = events.settings.keys.v2Events(threadId);
+  }
+
+  get live(): number {
+    return this.#local.live;
+  }
+
+  set live(count: number) {
+    this.#local.live = count;
+  }
+
+  async quiet(): Promise<boolean> {
+    return this.#local.live === 0 && !(await this.#events.settings.busy(this.#threadId));
+  }
+
+  async open(): Promise<void> {
+    // The append script loaded first: pipelined appends that all missed it (a Redis that
+    // restarted) would be sent again one by one, and a later one could land before an earlier.
+    const [, last] = await Promise.all([
+      this.#events.send(["SCRIPT", "LOAD", V2_APPEND]),
+      this.lastSeqNow(),
+    ]);
+    this.#seq = last;
+  }
+
+  append(draft: DraftEvent): void {
+    const event = loggedEvent(++this.#seq, draft);
+    const { settings } = this.#events;
+    const lease = settings.keys.lease(this.#threadId);
+    // Sent at once and in order on one connection (node-redis pipelines what is not awaited).
+    this.#appended = this.#events
+      .scripts()
+      .then((scripts) =>
+        scripts.run(
+          V2_APPEND,
+          [lease, this.#key],
+          [
+            settings.leaseOf(this.#threadId) ?? "",
+            String(event.seq),
+            event.json,
+            String(settings.maxEvents),
+            String(settings.ttlSeconds),
+            String(V2_EVENT_FORMAT),
+          ],
+        ),
+      )
+      .catch((error: unknown) => settings.report(error));
+  }
+
+  flushed(): Promise<void> {
+    return this.#appended.then(() => {});
+  }
+
+  async clear(): Promise<void> {
+    const scripts = await this.#events.scripts();
+    await scripts.run(V2_CLEAR, [this.#key], []);
+  }
+
+  async replay(match: (event: LoggedEvent) => boolean): Promise<Replay> {
+    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const events: LoggedEvent[] = [];
+    let through = 0;
+    for (const entry of entriesOf(reply)) {
+      through = entry.seq;
+      if (match(entry)) events.push(entry);
+    }
+    return { events, through };
+  }
+
+  /** As `ProtocolLog#follow`; `every`: each event, whatever the filter's channels. */
+  async *follow(
+    filter: EventFilter,
+    signal: AbortSignal,
+    every = false,
+  ): AsyncGenerator<LoggedEvent> {
+    const reader = (await this.#events.settings.client()).duplicate({ RESP: 2 });
+    reader.on("error", () => {});
+    this.#events.readers.add(reader);
+    // A blocked read ends when its connection does: the client's close ends the stream at once.
+    const stop = () => reader.destroy();
+    signal.addEventListener("abort", stop, { once: true });
+    let from = `0-${filter.since ?? 0}`;
+    try {
+      if (signal.aborted) return;
+      try {
+        await reader.connect();
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
+      while (!signal.aborted) {
+        let reply: unknown;
+        try {
+          reply = await reader.sendCommand([
+            "XREAD",
+            "COUNT",
+            "256",
+            "BLOCK",
+            BLOCK_MS,
+            "STREAMS",
+            this.#key,
+            from,
+          ]);
+        } catch (error) {
+          // Closed by the client: the end. Redis unreachable: the stream breaks, and the client
+          // reconnects with `since` (to this instance or another) once it is back.
+          if (signal.aborted) return;
+          throw error;
+        }
+        for (const [, entries] of streamsOf(reply)) {
+          for (const entry of entriesOf(entries)) {
+            from = `0-${entry.seq}`;
+            if (every || matches(entry, filter)) yield entry;
+          }
+        }
+      }
+    } finally {
+      signal.removeEventListener("abort", stop);
+      this.#events.readers.delete(reader);
+      reader.destroy();
+    }
+  }
+
+  watch(
+    listener: (event: LoggedEvent) => void,
+    after: number,
+    failed?: (error: unknown) => void,
+  ): () => void {
+    const stop = new AbortController();
+    void (async () => {
+      for await (const event of this.follow({ channels: [], since: after }, stop.signal, true)) {
+        listener(event);
+      }
+    })().catch((error: unknown) => {
+      if (!stop.signal.aborted) failed?.(error);
+    });
+    return () => stop.abort();
+  }
+
+  async lastSeqNow(): Promise<number> {
+    const scripts = await this.#events.scripts();
+    return Number(await scripts.run<number>(V2_TOP, [this.#key], []));
+  }
+
+  async tree(): Promise<AgentTreeNode> {
+    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const tree = new AgentTree();
+    for (const event of entriesOf(reply)) {
+      tree.note(event.method, event.params.namespace, event.params.data);
+    }
+    return tree.tree();
+  }
+}
+
+/** The streams of an `XREAD` reply (RESP2: [[key, entries], ...]). */
+function* streamsOf(reply: unknown): Generator<[string, unknown]> {
+  if (!Array.isArray(reply)) return;
+  for (const stream of reply) {
+    if (Array.isArray(stream)) yield [String(stream[0]), stream[1]];
+  }
+}
+
+/** The events of a list of stream entries (RESP2: [[id, [field, value, ...]], ...]). */
+function* entriesOf(entries: unknown): Generator<LoggedEvent> {
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) {
+    if (!Array.isArray(entry)) continue;
+    const fields = hashOf(entry[1]);
+    const format = Number(fields.f || 1);
+    if (format > V2_EVENT_FORMAT) {
+      throw new StudioStoredFormatError("redis-v2-event", format, V2_EVENT_FORMAT);
+    }
+    yield parseLoggedEvent(fields.j ?? "{}");
+  }
+}
