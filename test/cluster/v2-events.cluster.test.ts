@@ -44,8 +44,8 @@ async function connected(): Promise<RedisClientLike> {
   return client;
 }
 
-/** One instance's shared logs, on a connection of its own. */
-async function instance(lease?: string) {
+/** One instance's shared logs, on a connection of its own, running a run of the thread. */
+async function instance(lease: string | null = "a-run|an-instance|1") {
   const client = await connected();
   const reported: unknown[] = [];
   const events = new RedisV2Events({
@@ -53,7 +53,7 @@ async function instance(lease?: string) {
     keys,
     maxEvents: 1000,
     ttlSeconds: 60,
-    leaseOf: () => lease,
+    leaseOf: () => lease ?? undefined,
     busy: async () => false,
     report: (error) => reported.push(error),
   });
@@ -107,7 +107,12 @@ describe("a thread's v2 events shared through Redis", () => {
     expect(seen.map((event) => event.seq)).toEqual([3]);
   });
 
-  it("an append is refused while another run holds the thread's lease", async () => {
+  it("an append is refused while another run holds the thread's lease, or none is held here", async () => {
+    const lost = (await instance(null)).log();
+    await lost.open();
+    lost.append(values(1));
+    await lost.flushed();
+    expect((await lost.replay(() => true)).events).toEqual([]);
     const admin = await connected();
     await admin.sendCommand(["SET", keys.lease(THREAD), "other-run|instance-b|7"]);
     const stale = (await instance("my-run|instance-a|6")).log();

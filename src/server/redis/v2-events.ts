@@ -27,12 +27,12 @@ import type { RedisKeys } from "./keys";
 export const V2_EVENT_FORMAT = 1;
 
 /**
- * KEYS: lease, stream. ARGV: lease value ('' unchecked), seq, event JSON, max entries, ttl s,
- * format. Appends the event unless another run holds the thread's lease (0 then).
+ * KEYS: lease, stream. ARGV: lease value, seq, event JSON, max entries, ttl s, format. Appends
+ * the event unless another run holds the thread's lease (0 then).
  */
 const V2_APPEND = `
 local held = redis.call('GET', KEYS[1])
-if ARGV[1] ~= '' and held and held ~= ARGV[1] then return 0 end
+if held and held ~= ARGV[1] then return 0 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '0-' .. ARGV[2], 'f', ARGV[6], 'j', ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 return 1
@@ -154,8 +154,12 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   append(draft: DraftEvent): void {
-    const event = loggedEvent(++this.#seq, draft);
     const { settings } = this.#events;
+    const held = settings.leaseOf(this.#threadId);
+    // No lease here: the run lost its thread to another instance (which numbers on from what is
+    // stored), and is being stopped; what it sends now is not the thread's.
+    if (held === undefined) return;
+    const event = loggedEvent(++this.#seq, draft);
     const lease = settings.keys.lease(this.#threadId);
     // Sent at once and in order on one connection (node-redis pipelines what is not awaited).
     this.#appended = this.#events
@@ -165,7 +169,7 @@ class RedisThreadLog implements ProtocolLog {
           V2_APPEND,
           [lease, this.#key],
           [
-            settings.leaseOf(this.#threadId) ?? "",
+            held,
             String(event.seq),
             event.json,
             String(settings.maxEvents),
