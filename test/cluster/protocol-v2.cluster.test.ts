@@ -184,6 +184,40 @@ describe("protocol v2 across instances", () => {
   });
 });
 
+describe("the SDK's ThreadStream through the load balancer", () => {
+  it("an interrupted turn read through the next instances, answered through another", async () => {
+    // No instance pinned: the proxy sends each of the SDK's requests to the next instance.
+    const client = cluster.get().client();
+    const threadId = crypto.randomUUID();
+    const asking = client.threads.stream(threadId, { assistantId: "approval" });
+    await asking.run.start({ input: say("write to Ada") });
+    await asking.values;
+    expect(asking.interrupted).toBe(true);
+    const [pending] = asking.interrupts;
+    expect(pending?.payload).toEqual({ question: "Send the draft?" });
+    await asking.close();
+    // The answer's requests to one instance: the SDK opens its stream without waiting for
+    // input.respond's answer, which only one instance orders (docs/deployment.md, Limits).
+    const answering = cluster.get().client(2).threads.stream(threadId, { assistantId: "approval" });
+    await answering.input.respond({
+      namespace: [],
+      interrupt_id: pending!.interruptId,
+      response: "yes",
+    });
+    expect(texts(await answering.values)).toEqual([
+      "write to Ada",
+      "Draft for: write to Ada",
+      "Decision: yes",
+    ]);
+    await answering.close();
+    expect(await threadTexts(cluster.get().client(0), threadId)).toEqual([
+      "write to Ada",
+      "Draft for: write to Ada",
+      "Decision: yes",
+    ]);
+  });
+});
+
 describe("v2 runs of instances that go away", () => {
   it("kill -9 of the instance running a v2 turn: taken over, the stream read elsewhere ends with the same answer, nothing twice", async () => {
     const cl = cluster.get();

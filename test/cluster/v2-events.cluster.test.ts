@@ -153,6 +153,25 @@ describe("a thread's v2 events shared through Redis", () => {
     expect(await log.lastSeqNow()).toBe(17);
   });
 
+  it("a stream waits for a command another instance is handling on the thread", async () => {
+    const handling = await instance();
+    const opening = await instance();
+    const done = handling.events.commandBegan("ada", "t-1");
+    // The command's count is in Redis before the stream looks (as when it reached its instance
+    // first): the look after it waits.
+    await handling.events.send(["PING"]);
+    let settled = false;
+    const waiting = opening.events.commandsSettled("ada", "t-1").then(() => {
+      settled = true;
+    });
+    await opening.events.send(["PING"]);
+    expect(settled).toBe(false);
+    await opening.events.commandsSettled("bob", "t-1");
+    done();
+    await waiting;
+    expect(settled).toBe(true);
+  });
+
   it("an entry of a newer format is a StudioStoredFormatError, not an event read wrongly", async () => {
     const admin = await connected();
     const json = JSON.stringify({ type: "event", seq: 1, method: "values", params: {} });

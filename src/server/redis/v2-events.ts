@@ -10,6 +10,7 @@
  */
 import type { AgentTreeNode } from "@langchain/protocol";
 import { StudioStoredFormatError } from "../../errors";
+import { delay } from "../timers";
 import { AgentTree } from "../v2/agent-tree";
 import {
   type EventFilter,
@@ -77,6 +78,14 @@ export interface RedisV2EventsSettings {
 
 /** How long a blocking read waits before it looks again (the client closed meanwhile?). */
 const BLOCK_MS = "2000";
+/**
+ * How long a command counts as being handled at most (an instance that died while handling one
+ * leaves its count behind), and how long a stream waits for the commands under way.
+ */
+const COMMAND_MS = 10_000;
+const SETTLE_WAIT_MS = 5_000;
+/** Between two looks at the commands under way while a stream waits for them. */
+const SETTLE_POLL_MS = 20;
 
 export class RedisV2Events implements SharedProtocolLogs {
   readonly #settings: RedisV2EventsSettings;
@@ -107,6 +116,27 @@ export class RedisV2Events implements SharedProtocolLogs {
 
   async send<T>(args: readonly string[]): Promise<T> {
     return (await this.#settings.client()).sendCommand<T>(args);
+  }
+
+  commandBegan(owner: string, threadId: string): () => void {
+    const key = this.#settings.keys.v2Commands(owner, threadId);
+    const report = (error: unknown) => this.#settings.report(error);
+    // Sent at once, on the connection the streams' look goes through after it (in order).
+    void this.send(["INCR", key]).catch(report);
+    void this.send(["PEXPIRE", key, String(COMMAND_MS)]).catch(report);
+    return () => {
+      void this.send(["DECR", key]).catch(report);
+    };
+  }
+
+  async commandsSettled(owner: string, threadId: string): Promise<void> {
+    const key = this.#settings.keys.v2Commands(owner, threadId);
+    const until = Date.now() + SETTLE_WAIT_MS;
+    while (Number((await this.send<string | null>(["GET", key])) ?? 0) > 0) {
+      // Commands answer once their run is admitted: a short wait, looked at again often.
+      if (Date.now() >= until) return;
+      await delay(SETTLE_POLL_MS);
+    }
   }
 
   close(): void {

@@ -209,9 +209,12 @@ export class EventLogs {
     const set = this.#commands.get(key) ?? new Set();
     set.add(pending);
     this.#commands.set(key, set);
+    // With a backend, a stream opened on another instance waits for it too.
+    const shared = this.#shared?.commandBegan(owner, threadId);
     return () => {
       set.delete(pending);
       if (set.size === 0) this.#commands.delete(key);
+      shared?.();
       finish();
     };
   }
@@ -219,6 +222,7 @@ export class EventLogs {
   /** Resolves when the commands on the thread being handled now have been answered. */
   async settled(owner: string, threadId: string): Promise<void> {
     await Promise.all([...(this.#commands.get(`${owner}\u0000${threadId}`) ?? [])]);
+    await this.#shared?.commandsSettled(owner, threadId);
   }
 
   /** The thread's log as every route uses it: the shared one with a backend, else `of`'s. */
