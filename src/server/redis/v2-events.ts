@@ -10,7 +10,8 @@
  */
 import type { AgentTreeNode } from "@langchain/protocol";
 import { StudioStoredFormatError } from "../../errors";
-import { delay } from "../timers";
+import { HttpProblem } from "../http";
+import { delay, withinTime } from "../timers";
 import { AgentTree } from "../v2/agent-tree";
 import {
   type EventFilter,
@@ -86,6 +87,8 @@ const COMMAND_MS = 10_000;
 const SETTLE_WAIT_MS = 5_000;
 /** Between two looks at the commands under way while a stream waits for them. */
 const SETTLE_POLL_MS = 20;
+/** How long a request waits for Redis before it is a 503 (node-redis queues while it is down). */
+const ANSWER_TIMEOUT_MS = 3_000;
 
 export class RedisV2Events implements SharedProtocolLogs {
   readonly #settings: RedisV2EventsSettings;
@@ -118,6 +121,21 @@ export class RedisV2Events implements SharedProtocolLogs {
     return (await this.#settings.client()).sendCommand<T>(args);
   }
 
+  /** `call`'s answer for a request: a 503 when Redis does not give it in time. */
+  async answer<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await withinTime(call(), ANSWER_TIMEOUT_MS, "a Redis answer");
+    } catch (error) {
+      this.#settings.report(error);
+      throw new HttpProblem(
+        503,
+        "Service Unavailable",
+        "The server's run coordinator is unreachable: the thread's events cannot be read right " +
+          "now; try again in a moment",
+      );
+    }
+  }
+
   commandBegan(owner: string, threadId: string): () => void {
     const key = this.#settings.keys.v2Commands(owner, threadId);
     const report = (error: unknown) => this.#settings.report(error);
@@ -132,7 +150,11 @@ export class RedisV2Events implements SharedProtocolLogs {
   async commandsSettled(owner: string, threadId: string): Promise<void> {
     const key = this.#settings.keys.v2Commands(owner, threadId);
     const until = Date.now() + SETTLE_WAIT_MS;
-    while (Number((await this.send<string | null>(["GET", key])) ?? 0) > 0) {
+    const count = () =>
+      withinTime(this.send<string | null>(["GET", key]), ANSWER_TIMEOUT_MS, "a Redis answer")
+        // Unreadable: the stream is not held back for it.
+        .catch(() => null);
+    while (Number((await count()) ?? 0) > 0) {
       // Commands answer once their run is admitted: a short wait, looked at again often.
       if (Date.now() >= until) return;
       await delay(SETTLE_POLL_MS);
@@ -216,12 +238,15 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async clear(): Promise<void> {
-    const scripts = await this.#events.scripts();
-    await scripts.run(V2_CLEAR, [this.#key], []);
+    await this.#events.answer(async () =>
+      (await this.#events.scripts()).run(V2_CLEAR, [this.#key], []),
+    );
   }
 
   async replay(match: (event: LoggedEvent) => boolean): Promise<Replay> {
-    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const reply = await this.#events.answer(() =>
+      this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]),
+    );
     const events: LoggedEvent[] = [];
     let through = 0;
     for (const entry of entriesOf(reply)) {
@@ -302,12 +327,17 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async lastSeqNow(): Promise<number> {
-    const scripts = await this.#events.scripts();
-    return Number(await scripts.run<number>(V2_TOP, [this.#key], []));
+    return Number(
+      await this.#events.answer(async () =>
+        (await this.#events.scripts()).run<number>(V2_TOP, [this.#key], []),
+      ),
+    );
   }
 
   async tree(): Promise<AgentTreeNode> {
-    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const reply = await this.#events.answer(() =>
+      this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]),
+    );
     const tree = new AgentTree();
     for (const event of entriesOf(reply)) {
       tree.note(event.method, event.params.namespace, event.params.data);
