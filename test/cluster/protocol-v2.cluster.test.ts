@@ -184,6 +184,48 @@ describe("protocol v2 across instances", () => {
   });
 });
 
+describe("protocol v2 while Redis is down", () => {
+  it("run.start is answered with an error on every instance, not held; after, v2 runs and reads again", async () => {
+    const { redis } = cluster.get();
+    const threadId = crypto.randomUUID();
+    await redis?.stop();
+    try {
+      const answers = await Promise.all(
+        [0, 1, 2].map((index) =>
+          command(via(index), threadId, {
+            id: 1,
+            method: "run.start",
+            params: { assistant_id: "steps", input: say(unique("down")) },
+          }),
+        ),
+      );
+      for (const answer of answers) {
+        expect(answer.body).toMatchObject({ type: "error" });
+        expect(String(answer.body.message)).toContain("coordinator is unreachable");
+      }
+    } finally {
+      await redis?.start();
+    }
+    const text = unique("back");
+    // Each instance reconnects by itself: the next run.start is admitted once it has.
+    for (let attempt = 1; ; attempt++) {
+      const started = await command(via(1), threadId, {
+        id: 2,
+        method: "run.start",
+        params: { assistant_id: "steps", input: say(text) },
+      });
+      if (started.body.type === "success" || attempt >= 50) {
+        expect(started.body).toMatchObject({ type: "success" });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const events = await readThrough(2, threadId);
+    expect(rootLifecycle(events)).toEqual(["running", "completed"]);
+    expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
+  });
+});
+
 describe("the SDK's ThreadStream through the load balancer", () => {
   it("an interrupted turn read through the next instances, answered through another", async () => {
     // No instance pinned: the proxy sends each of the SDK's requests to the next instance.
