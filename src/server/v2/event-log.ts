@@ -119,11 +119,6 @@ export class ThreadEventLog implements ProtocolLog {
     this.#bytes = 0;
   }
 
-  /** The buffered events `filter` matches (after its `since`), oldest first. */
-  buffered(filter: EventFilter): LoggedEvent[] {
-    return this.#events.filter((event) => matches(event, filter));
-  }
-
   /**
    * Hands `listener` the buffered events after `after` (when given), then every event appended
    * from now on, until the returned function is called (a WebSocket's one listener for all its
