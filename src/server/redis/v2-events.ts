@@ -9,59 +9,15 @@
  * after its last event.
  */
 import type { AgentTreeNode } from "@langchain/protocol";
-import { StudioStoredFormatError } from "../../errors";
 import { HttpProblem } from "../http";
 import { delay, withinTime } from "../timers";
 import { AgentTree } from "../v2/agent-tree";
-import {
-  type EventFilter,
-  type LoggedEvent,
-  loggedEvent,
-  matches,
-  parseLoggedEvent,
-} from "../v2/event-log";
+import { type EventFilter, type LoggedEvent, loggedEvent, matches } from "../v2/event-log";
 import type { DraftEvent } from "../v2/protocol-events";
 import type { ProtocolLog, Replay, SharedProtocolLogs } from "../v2/protocol-log";
-import { hashOf, type RedisClientLike, Scripts } from "./connection";
+import { type RedisClientLike, Scripts } from "./connection";
 import type { RedisKeys } from "./keys";
-
-/** The format of the v2 entries this version writes; a newer one is an error, not misread. */
-export const V2_EVENT_FORMAT = 1;
-
-/**
- * KEYS: lease, stream. ARGV: lease value, seq, event JSON, max entries, ttl s, format. Appends
- * the event unless another run holds the thread's lease (0 then).
- */
-const V2_APPEND = `
-local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[1] then return 0 end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '0-' .. ARGV[2], 'f', ARGV[6], 'j', ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-return 1
-`;
-
-/** KEYS: stream. The `seq` of its last event ever appended (0 for none), trimmed or not. */
-const V2_TOP = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local info = redis.call('XINFO', 'STREAM', KEYS[1])
-for i = 1, #info, 2 do
-  if info[i] == 'last-generated-id' then return tonumber(string.sub(info[i + 1], 3)) end
-end
-return 0
-`;
-
-/** KEYS: stream. Drops every entry (the last id stays, so numbering goes on). */
-const V2_CLEAR = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local info = redis.call('XINFO', 'STREAM', KEYS[1])
-for i = 1, #info, 2 do
-  if info[i] == 'last-generated-id' then
-    local top = tonumber(string.sub(info[i + 1], 3))
-    return redis.call('XTRIM', KEYS[1], 'MINID', '0-' .. tostring(top + 1))
-  end
-end
-return 0
-`;
+import { entriesOf, streamsOf, V2_APPEND, V2_CLEAR, V2_EVENT_FORMAT, V2_TOP } from "./v2-stored";
 
 export interface RedisV2EventsSettings {
   /** The command connection's client (readers are copies of it). */
@@ -343,27 +299,5 @@ class RedisThreadLog implements ProtocolLog {
       tree.note(event.method, event.params.namespace, event.params.data);
     }
     return tree.tree();
-  }
-}
-
-/** The streams of an `XREAD` reply (RESP2: [[key, entries], ...]). */
-function* streamsOf(reply: unknown): Generator<[string, unknown]> {
-  if (!Array.isArray(reply)) return;
-  for (const stream of reply) {
-    if (Array.isArray(stream)) yield [String(stream[0]), stream[1]];
-  }
-}
-
-/** The events of a list of stream entries (RESP2: [[id, [field, value, ...]], ...]). */
-function* entriesOf(entries: unknown): Generator<LoggedEvent> {
-  if (!Array.isArray(entries)) return;
-  for (const entry of entries) {
-    if (!Array.isArray(entry)) continue;
-    const fields = hashOf(entry[1]);
-    const format = Number(fields.f || 1);
-    if (format > V2_EVENT_FORMAT) {
-      throw new StudioStoredFormatError("redis-v2-event", format, V2_EVENT_FORMAT);
-    }
-    yield parseLoggedEvent(fields.j ?? "{}");
   }
 }
