@@ -184,6 +184,82 @@ describe("protocol v2 across instances", () => {
   });
 });
 
+describe("protocol v2 while Redis is down", () => {
+  it("run.start is answered with an error on every instance, not held; after, v2 runs and reads again", async () => {
+    const { redis } = cluster.get();
+    const threadId = crypto.randomUUID();
+    await redis?.stop();
+    try {
+      const answers = await Promise.all(
+        [0, 1, 2].map((index) =>
+          command(via(index), threadId, {
+            id: 1,
+            method: "run.start",
+            params: { assistant_id: "steps", input: say(unique("down")) },
+          }),
+        ),
+      );
+      for (const answer of answers) {
+        expect(answer.body).toMatchObject({ type: "error" });
+        expect(String(answer.body.message)).toContain("coordinator is unreachable");
+      }
+    } finally {
+      await redis?.start();
+    }
+    const text = unique("back");
+    // Each instance reconnects by itself: the next run.start is admitted once it has.
+    for (let attempt = 1; ; attempt++) {
+      const started = await command(via(1), threadId, {
+        id: 2,
+        method: "run.start",
+        params: { assistant_id: "steps", input: say(text) },
+      });
+      if (started.body.type === "success" || attempt >= 50) {
+        expect(started.body).toMatchObject({ type: "success" });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const events = await readThrough(2, threadId);
+    expect(rootLifecycle(events)).toEqual(["running", "completed"]);
+    expect(lastValues(events)).toEqual([text, ...stepsReplies(text)]);
+  });
+});
+
+describe("the SDK's ThreadStream through the load balancer", () => {
+  it("an interrupted turn read through the next instances, answered through another", async () => {
+    // No instance pinned: the proxy sends each of the SDK's requests to the next instance.
+    const client = cluster.get().client();
+    const threadId = crypto.randomUUID();
+    const asking = client.threads.stream(threadId, { assistantId: "approval" });
+    await asking.run.start({ input: say("write to Ada") });
+    await asking.values;
+    expect(asking.interrupted).toBe(true);
+    const [pending] = asking.interrupts;
+    expect(pending?.payload).toEqual({ question: "Send the draft?" });
+    await asking.close();
+    // The answer's requests to one instance: the SDK opens its stream without waiting for
+    // input.respond's answer, which only one instance orders (docs/deployment.md, Limits).
+    const answering = cluster.get().client(2).threads.stream(threadId, { assistantId: "approval" });
+    await answering.input.respond({
+      namespace: [],
+      interrupt_id: pending!.interruptId,
+      response: "yes",
+    });
+    expect(texts(await answering.values)).toEqual([
+      "write to Ada",
+      "Draft for: write to Ada",
+      "Decision: yes",
+    ]);
+    await answering.close();
+    expect(await threadTexts(cluster.get().client(0), threadId)).toEqual([
+      "write to Ada",
+      "Draft for: write to Ada",
+      "Decision: yes",
+    ]);
+  });
+});
+
 describe("v2 runs of instances that go away", () => {
   it("kill -9 of the instance running a v2 turn: taken over, the stream read elsewhere ends with the same answer, nothing twice", async () => {
     const cl = cluster.get();

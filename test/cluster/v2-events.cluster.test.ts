@@ -12,7 +12,8 @@ import { StudioStoredFormatError } from "../../src/errors";
 import type { ServerContext } from "../../src/server/context";
 import type { RedisClientLike } from "../../src/server/redis/connection";
 import { RedisKeys } from "../../src/server/redis/keys";
-import { RedisV2Events, V2_EVENT_FORMAT } from "../../src/server/redis/v2-events";
+import { RedisV2Events } from "../../src/server/redis/v2-events";
+import { V2_EVENT_FORMAT } from "../../src/server/redis/v2-stored";
 import type { StoredThread } from "../../src/server/thread-records";
 import { EventLogs, type LoggedEvent } from "../../src/server/v2/event-log";
 import { type ProtocolSocket, ProtocolSocketSession } from "../../src/server/v2/websocket";
@@ -44,8 +45,8 @@ async function connected(): Promise<RedisClientLike> {
   return client;
 }
 
-/** One instance's shared logs, on a connection of its own. */
-async function instance(lease?: string) {
+/** One instance's shared logs, on a connection of its own, running a run of the thread. */
+async function instance(lease: string | null = "a-run|an-instance|1") {
   const client = await connected();
   const reported: unknown[] = [];
   const events = new RedisV2Events({
@@ -53,7 +54,7 @@ async function instance(lease?: string) {
     keys,
     maxEvents: 1000,
     ttlSeconds: 60,
-    leaseOf: () => lease,
+    leaseOf: () => lease ?? undefined,
     busy: async () => false,
     report: (error) => reported.push(error),
   });
@@ -107,7 +108,12 @@ describe("a thread's v2 events shared through Redis", () => {
     expect(seen.map((event) => event.seq)).toEqual([3]);
   });
 
-  it("an append is refused while another run holds the thread's lease", async () => {
+  it("an append is refused while another run holds the thread's lease, or none is held here", async () => {
+    const lost = (await instance(null)).log();
+    await lost.open();
+    lost.append(values(1));
+    await lost.flushed();
+    expect((await lost.replay(() => true)).events).toEqual([]);
     const admin = await connected();
     await admin.sendCommand(["SET", keys.lease(THREAD), "other-run|instance-b|7"]);
     const stale = (await instance("my-run|instance-a|6")).log();
@@ -146,6 +152,25 @@ describe("a thread's v2 events shared through Redis", () => {
     log.append(values(1));
     await log.flushed();
     expect(await log.lastSeqNow()).toBe(17);
+  });
+
+  it("a stream waits for a command another instance is handling on the thread", async () => {
+    const handling = await instance();
+    const opening = await instance();
+    const done = handling.events.commandBegan("ada", "t-1");
+    // The command's count is in Redis before the stream looks (as when it reached its instance
+    // first): the look after it waits.
+    await handling.events.send(["PING"]);
+    let settled = false;
+    const waiting = opening.events.commandsSettled("ada", "t-1").then(() => {
+      settled = true;
+    });
+    await opening.events.send(["PING"]);
+    expect(settled).toBe(false);
+    await opening.events.commandsSettled("bob", "t-1");
+    done();
+    await waiting;
+    expect(settled).toBe(true);
   });
 
   it("an entry of a newer format is a StudioStoredFormatError, not an event read wrongly", async () => {

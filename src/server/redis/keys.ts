@@ -40,6 +40,10 @@ export class RedisKeys {
   v2Events(threadId: string): string {
     return `${this.prefix}v2:${threadId}`;
   }
+  /** How many commands on the owner's thread (the id the client named) instances handle now. */
+  v2Commands(owner: string, threadId: string): string {
+    return `${this.prefix}v2c:${JSON.stringify([owner, threadId])}`;
+  }
   /** Set when the run was cancelled (a run that has not started yet reads it at its turn). */
   cancel(runId: string): string {
     return `${this.cancelPrefix}${runId}`;

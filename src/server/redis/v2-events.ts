@@ -9,57 +9,15 @@
  * after its last event.
  */
 import type { AgentTreeNode } from "@langchain/protocol";
-import { StudioStoredFormatError } from "../../errors";
+import { HttpProblem } from "../http";
+import { delay, withinTime } from "../timers";
 import { AgentTree } from "../v2/agent-tree";
-import {
-  type EventFilter,
-  type LoggedEvent,
-  loggedEvent,
-  matches,
-  parseLoggedEvent,
-} from "../v2/event-log";
+import { type EventFilter, type LoggedEvent, loggedEvent, matches } from "../v2/event-log";
 import type { DraftEvent } from "../v2/protocol-events";
 import type { ProtocolLog, Replay, SharedProtocolLogs } from "../v2/protocol-log";
-import { hashOf, type RedisClientLike, Scripts } from "./connection";
+import { type RedisClientLike, Scripts } from "./connection";
 import type { RedisKeys } from "./keys";
-
-/** The format of the v2 entries this version writes; a newer one is an error, not misread. */
-export const V2_EVENT_FORMAT = 1;
-
-/**
- * KEYS: lease, stream. ARGV: lease value ('' unchecked), seq, event JSON, max entries, ttl s,
- * format. Appends the event unless another run holds the thread's lease (0 then).
- */
-const V2_APPEND = `
-local held = redis.call('GET', KEYS[1])
-if ARGV[1] ~= '' and held and held ~= ARGV[1] then return 0 end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '0-' .. ARGV[2], 'f', ARGV[6], 'j', ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-return 1
-`;
-
-/** KEYS: stream. The `seq` of its last event ever appended (0 for none), trimmed or not. */
-const V2_TOP = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local info = redis.call('XINFO', 'STREAM', KEYS[1])
-for i = 1, #info, 2 do
-  if info[i] == 'last-generated-id' then return tonumber(string.sub(info[i + 1], 3)) end
-end
-return 0
-`;
-
-/** KEYS: stream. Drops every entry (the last id stays, so numbering goes on). */
-const V2_CLEAR = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local info = redis.call('XINFO', 'STREAM', KEYS[1])
-for i = 1, #info, 2 do
-  if info[i] == 'last-generated-id' then
-    local top = tonumber(string.sub(info[i + 1], 3))
-    return redis.call('XTRIM', KEYS[1], 'MINID', '0-' .. tostring(top + 1))
-  end
-end
-return 0
-`;
+import { entriesOf, streamsOf, V2_APPEND, V2_CLEAR, V2_EVENT_FORMAT, V2_TOP } from "./v2-stored";
 
 export interface RedisV2EventsSettings {
   /** The command connection's client (readers are copies of it). */
@@ -77,6 +35,16 @@ export interface RedisV2EventsSettings {
 
 /** How long a blocking read waits before it looks again (the client closed meanwhile?). */
 const BLOCK_MS = "2000";
+/**
+ * How long a command counts as being handled at most (an instance that died while handling one
+ * leaves its count behind), and how long a stream waits for the commands under way.
+ */
+const COMMAND_MS = 10_000;
+const SETTLE_WAIT_MS = 5_000;
+/** Between two looks at the commands under way while a stream waits for them. */
+const SETTLE_POLL_MS = 20;
+/** How long a request waits for Redis before it is a 503 (node-redis queues while it is down). */
+const ANSWER_TIMEOUT_MS = 3_000;
 
 export class RedisV2Events implements SharedProtocolLogs {
   readonly #settings: RedisV2EventsSettings;
@@ -107,6 +75,46 @@ export class RedisV2Events implements SharedProtocolLogs {
 
   async send<T>(args: readonly string[]): Promise<T> {
     return (await this.#settings.client()).sendCommand<T>(args);
+  }
+
+  /** `call`'s answer for a request: a 503 when Redis does not give it in time. */
+  async answer<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await withinTime(call(), ANSWER_TIMEOUT_MS, "a Redis answer");
+    } catch (error) {
+      this.#settings.report(error);
+      throw new HttpProblem(
+        503,
+        "Service Unavailable",
+        "The server's run coordinator is unreachable: the thread's events cannot be read right " +
+          "now; try again in a moment",
+      );
+    }
+  }
+
+  commandBegan(owner: string, threadId: string): () => void {
+    const key = this.#settings.keys.v2Commands(owner, threadId);
+    const report = (error: unknown) => this.#settings.report(error);
+    // Sent at once, on the connection the streams' look goes through after it (in order).
+    void this.send(["INCR", key]).catch(report);
+    void this.send(["PEXPIRE", key, String(COMMAND_MS)]).catch(report);
+    return () => {
+      void this.send(["DECR", key]).catch(report);
+    };
+  }
+
+  async commandsSettled(owner: string, threadId: string): Promise<void> {
+    const key = this.#settings.keys.v2Commands(owner, threadId);
+    const until = Date.now() + SETTLE_WAIT_MS;
+    const count = () =>
+      withinTime(this.send<string | null>(["GET", key]), ANSWER_TIMEOUT_MS, "a Redis answer")
+        // Unreadable: the stream is not held back for it.
+        .catch(() => null);
+    while (Number((await count()) ?? 0) > 0) {
+      // Commands answer once their run is admitted: a short wait, looked at again often.
+      if (Date.now() >= until) return;
+      await delay(SETTLE_POLL_MS);
+    }
   }
 
   close(): void {
@@ -154,8 +162,12 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   append(draft: DraftEvent): void {
-    const event = loggedEvent(++this.#seq, draft);
     const { settings } = this.#events;
+    const held = settings.leaseOf(this.#threadId);
+    // No lease here: the run lost its thread to another instance (which numbers on from what is
+    // stored), and is being stopped; what it sends now is not the thread's.
+    if (held === undefined) return;
+    const event = loggedEvent(++this.#seq, draft);
     const lease = settings.keys.lease(this.#threadId);
     // Sent at once and in order on one connection (node-redis pipelines what is not awaited).
     this.#appended = this.#events
@@ -165,7 +177,7 @@ class RedisThreadLog implements ProtocolLog {
           V2_APPEND,
           [lease, this.#key],
           [
-            settings.leaseOf(this.#threadId) ?? "",
+            held,
             String(event.seq),
             event.json,
             String(settings.maxEvents),
@@ -182,12 +194,15 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async clear(): Promise<void> {
-    const scripts = await this.#events.scripts();
-    await scripts.run(V2_CLEAR, [this.#key], []);
+    await this.#events.answer(async () =>
+      (await this.#events.scripts()).run(V2_CLEAR, [this.#key], []),
+    );
   }
 
   async replay(match: (event: LoggedEvent) => boolean): Promise<Replay> {
-    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const reply = await this.#events.answer(() =>
+      this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]),
+    );
     const events: LoggedEvent[] = [];
     let through = 0;
     for (const entry of entriesOf(reply)) {
@@ -268,38 +283,21 @@ class RedisThreadLog implements ProtocolLog {
   }
 
   async lastSeqNow(): Promise<number> {
-    const scripts = await this.#events.scripts();
-    return Number(await scripts.run<number>(V2_TOP, [this.#key], []));
+    return Number(
+      await this.#events.answer(async () =>
+        (await this.#events.scripts()).run<number>(V2_TOP, [this.#key], []),
+      ),
+    );
   }
 
   async tree(): Promise<AgentTreeNode> {
-    const reply = await this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]);
+    const reply = await this.#events.answer(() =>
+      this.#events.send<unknown>(["XRANGE", this.#key, "-", "+"]),
+    );
     const tree = new AgentTree();
     for (const event of entriesOf(reply)) {
       tree.note(event.method, event.params.namespace, event.params.data);
     }
     return tree.tree();
-  }
-}
-
-/** The streams of an `XREAD` reply (RESP2: [[key, entries], ...]). */
-function* streamsOf(reply: unknown): Generator<[string, unknown]> {
-  if (!Array.isArray(reply)) return;
-  for (const stream of reply) {
-    if (Array.isArray(stream)) yield [String(stream[0]), stream[1]];
-  }
-}
-
-/** The events of a list of stream entries (RESP2: [[id, [field, value, ...]], ...]). */
-function* entriesOf(entries: unknown): Generator<LoggedEvent> {
-  if (!Array.isArray(entries)) return;
-  for (const entry of entries) {
-    if (!Array.isArray(entry)) continue;
-    const fields = hashOf(entry[1]);
-    const format = Number(fields.f || 1);
-    if (format > V2_EVENT_FORMAT) {
-      throw new StudioStoredFormatError("redis-v2-event", format, V2_EVENT_FORMAT);
-    }
-    yield parseLoggedEvent(fields.j ?? "{}");
   }
 }

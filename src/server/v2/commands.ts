@@ -138,10 +138,14 @@ export async function handleCommand(
     request,
   };
   // The thread under the id the command named (as the reference server answers).
-  const meta = async (): Promise<ResponseMeta> => ({
-    thread_id: id,
-    applied_through_seq: await ctx.events.log(threadId).lastSeqNow(),
-  });
+  // Left out when the thread's last `seq` cannot be read (the shared log's Redis is down).
+  const meta = async (): Promise<ResponseMeta | undefined> => {
+    const seq = await ctx.events
+      .log(threadId)
+      .lastSeqNow()
+      .catch(() => undefined);
+    return seq === undefined ? undefined : { thread_id: id, applied_through_seq: seq };
+  };
   try {
     const answer = await result(scope, command, target.created, id);
     return success(command.id, answer, await meta());

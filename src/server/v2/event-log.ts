@@ -119,11 +119,6 @@ export class ThreadEventLog implements ProtocolLog {
     this.#bytes = 0;
   }
 
-  /** The buffered events `filter` matches (after its `since`), oldest first. */
-  buffered(filter: EventFilter): LoggedEvent[] {
-    return this.#events.filter((event) => matches(event, filter));
-  }
-
   /**
    * Hands `listener` the buffered events after `after` (when given), then every event appended
    * from now on, until the returned function is called (a WebSocket's one listener for all its
@@ -209,9 +204,12 @@ export class EventLogs {
     const set = this.#commands.get(key) ?? new Set();
     set.add(pending);
     this.#commands.set(key, set);
+    // With a backend, a stream opened on another instance waits for it too.
+    const shared = this.#shared?.commandBegan(owner, threadId);
     return () => {
       set.delete(pending);
       if (set.size === 0) this.#commands.delete(key);
+      shared?.();
       finish();
     };
   }
@@ -219,6 +217,7 @@ export class EventLogs {
   /** Resolves when the commands on the thread being handled now have been answered. */
   async settled(owner: string, threadId: string): Promise<void> {
     await Promise.all([...(this.#commands.get(`${owner}\u0000${threadId}`) ?? [])]);
+    await this.#shared?.commandsSettled(owner, threadId);
   }
 
   /** The thread's log as every route uses it: the shared one with a backend, else `of`'s. */

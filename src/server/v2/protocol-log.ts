@@ -73,4 +73,11 @@ export interface ProtocolLog {
 /** A thread's shared log, given the process's own log of the thread (its `live` count). */
 export interface SharedProtocolLogs {
   thread(threadId: string, local: { live: number; idle: boolean }): ProtocolLog;
+  /**
+   * Notes, for every instance, a command on the owner's thread (its id as the client named it)
+   * being handled here, until the returned function is called (`EventLogs#begin`).
+   */
+  commandBegan(owner: string, threadId: string): () => void;
+  /** Resolves once no instance handles a command on the thread (waiting a bounded time). */
+  commandsSettled(owner: string, threadId: string): Promise<void>;
 }
