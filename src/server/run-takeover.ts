@@ -24,5 +24,6 @@ export async function takenOverRequest(
     userId: shared.userId,
     checkpointer: found.checkpointer,
     report: (error) => ctx.report(error, where),
+    temporary: shared.temporary,
   };
 }

@@ -8,7 +8,8 @@
  * hand the running ones to another instance at a superstep boundary), then `close()`, then exit.
  *
  * Environment: STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_API_KEY (the emulator), GATE_URL (the
- * test's gate server), INSTANCE_ID, and optionally REDIS_URL.
+ * test's gate server), INSTANCE_ID, and optionally REDIS_URL, CLUSTER_LEASE_MS and
+ * CLUSTER_MAX_BACKGROUND_RUNS.
  */
 import { existsSync } from "node:fs";
 import { createServer } from "node:http";
@@ -32,6 +33,7 @@ interface CoordinationModule {
     instanceId?: string;
     keyPrefix?: string;
     leaseMs?: number;
+    maxBackgroundRuns?: number;
   }): unknown;
 }
 
@@ -59,7 +61,15 @@ async function coordination(url: string, instanceId: string): Promise<unknown> {
   const module = (await import(new URL(found, import.meta.url).href)) as CoordinationModule;
   // A short lease: how long a killed instance's runs wait for another instance to take them.
   const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 2_000);
-  return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test:", leaseMs });
+  const most = process.env.CLUSTER_MAX_BACKGROUND_RUNS;
+  const maxBackgroundRuns = most === undefined ? {} : { maxBackgroundRuns: Number(most) };
+  return module.redisCoordination({
+    url,
+    instanceId,
+    keyPrefix: "cluster-test:",
+    leaseMs,
+    ...maxBackgroundRuns,
+  });
 }
 
 const instanceId = env("INSTANCE_ID");
