@@ -475,6 +475,9 @@ export class RedisCoordination implements RunCoordination {
     this.#local.delete(run.run_id);
     this.#queue.ended(run.run_id);
     if (this.#lost.delete(run.run_id)) return;
+    // Handed off before it started here (another instance started it, or this one drains):
+    // nothing of it is this instance's to free (`END` would change nothing).
+    if (options.handedOff && !lease) return;
     await this.#endScript(run.thread_id, run.run_id, {
       lease: lease?.value ?? "",
       handedOff: options.handedOff,
