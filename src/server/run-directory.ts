@@ -40,6 +40,16 @@ export class RunDirectory {
     return there;
   }
 
+  /** Cancels the run wherever it runs now (one handed off from here, through the backend). */
+  cancel(run: RunHandle): void {
+    run.cancel();
+    if (!this.#shared || !(run as Partial<RunRecord>).handedOff) return;
+    void this.#shared
+      .find(run.thread_id, run.run_id)
+      .then((there) => there?.cancel())
+      .catch(() => {});
+  }
+
   /** Forgets an ended run; false for one still going. */
   async delete(run: RunHandle): Promise<boolean> {
     const local = this.#runs.get(run.thread_id, run.run_id);

@@ -151,6 +151,25 @@ describe("the ready queue: background runs on any instance with a free slot", ()
     await blocker.release();
   });
 
+  it("a stateless wait through a full instance answers from where it ran; its thread goes", async () => {
+    const { client } = cluster.get();
+    const blocker = await fillInstanceZero();
+    const threadsBefore = await client(1).threads.search({ limit: 100 });
+    const text = unique("stateless");
+    const held = holdRun(text, ["one"]);
+    const waited = client(0).runs.wait(null, "steps", { input: say(text) });
+    await held.reached("one");
+    expect(held.by("one")[0]).not.toBe("instance-0");
+    held.openAll();
+    expect(texts(await waited)).toEqual(serial(text));
+    // The run's own thread was deleted where the run ended, before the wait answered.
+    const threadsAfter = await client(2).threads.search({ limit: 100 });
+    expect(threadsAfter.map((t) => t.thread_id).sort()).toEqual(
+      threadsBefore.map((t) => t.thread_id).sort(),
+    );
+    await blocker.release();
+  });
+
   it("kill -9 of the instance running a queued run: another takes it over", async () => {
     const cl = cluster.get();
     const { client } = cl;

@@ -26,7 +26,7 @@ export function backgroundRunRoutes(ctx: ServerContext): RouteEntry[] {
       heartbeatMs: ctx.heartbeatMs,
       settled: (handle) => ctx.directory.settled(handle),
       stateValues: stateValues(owner, run),
-      onDisconnect: cancel ? () => run.cancel() : undefined,
+      onDisconnect: cancel ? () => ctx.directory.cancel(run) : undefined,
       report: (error) => ctx.report(error, request),
     });
 

@@ -79,7 +79,8 @@ export function statelessRunRoutes(ctx: ServerContext): RouteEntry[] {
               return state?.values ?? null;
             }
           : undefined,
-        onDisconnect: ask.body.on_disconnect === "cancel" ? () => run.cancel() : undefined,
+        onDisconnect:
+          ask.body.on_disconnect === "cancel" ? () => ctx.directory.cancel(run) : undefined,
         report: (error) => ctx.report(error, request),
       });
     }),
