@@ -794,6 +794,7 @@ export class RedisCoordination implements RunCoordination {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#queue.stop();
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const runId of [...this.#leases.keys()]) this.#release(runId);
     if (!this.#connected) return;
