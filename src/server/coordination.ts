@@ -113,7 +113,10 @@ export interface RunCoordination {
   busy(threadIds: readonly string[]): Promise<Set<string>>;
   /** The run's events after `lastEventId`, then those to come, from any instance. */
   follow(runId: string, lastEventId?: string): AsyncGenerator<RunEvent>;
-  /** Stops taking runs over from other instances (this one is draining). */
+  /**
+   * Stops taking runs over from other instances and claiming background runs (this one is
+   * draining).
+   */
   stopTakingOver(): void;
   /** Disconnects. */
   close(): Promise<void>;
