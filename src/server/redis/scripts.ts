@@ -40,8 +40,9 @@ return {'ok', tostring(#live)}
 /**
  * KEYS: live, lease, fence, due, cancel key, run hash. ARGV: run id, instance, lease ms, now ms,
  * thread id, updated at. Returns the fence (> 0) when the run took the lease; 0 when it must wait;
- * -1 when it was cancelled; -2 when another instance took it over (or already ended it). A run
- * missing from the line that has not ended (Redis restarted without its data) joins it again.
+ * -1 when it was cancelled; -2 when another instance took it over (or started it, or ended it:
+ * a run that started elsewhere goes on there, or from its checkpoints, never from its input). A
+ * run missing from the line that has not ended (Redis restarted without its data) joins it again.
  */
 export const ACQUIRE = `
 if redis.call('EXISTS', KEYS[5]) == 1 then return -1 end
@@ -55,6 +56,7 @@ if held then
   if string.sub(held, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then return -2 end
   return 0
 end
+if redis.call('HEXISTS', KEYS[6], 'started_at') == 1 then return -2 end
 local fence = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[2], ARGV[1] .. '|' .. ARGV[2] .. '|' .. fence, 'PX', ARGV[3])
 redis.call('ZADD', KEYS[4], tonumber(ARGV[4]) + tonumber(ARGV[3]), ARGV[5])
@@ -161,7 +163,8 @@ return {head, tostring(fence), shared, run, tostring(cancelled), checkpointed, f
  * id, now ms, ready channel, thread id. Marks a background run `queued` (any instance may start
  * it at its turn) and, when it is its thread's head with no lease, puts the thread in `ready`
  * (announced on the ready channel). Returns as `ACQUIRE` does: 0 waiting, -1 cancelled, -2
- * started by another instance (or ended).
+ * started by another instance (or ended): a run that started once is never queued again (an
+ * instance that lost it takes it over from its checkpoints, `TAKE_OVER`).
  */
 export const OFFER = `
 if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
@@ -171,6 +174,7 @@ if not redis.call('LPOS', KEYS[1], ARGV[1]) then
 end
 local held = redis.call('GET', KEYS[2])
 if held and string.sub(held, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then return -2 end
+if redis.call('HEXISTS', KEYS[5], 'started_at') == 1 then return -2 end
 redis.call('HSET', KEYS[5], 'queued', '1')
 if held or redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[5], 'status', 'pending')
@@ -183,7 +187,7 @@ return 0
 /**
  * KEYS: ready, due. ARGV: instance, lease ms, now ms, thread key prefix, run key prefix, cancel
  * key prefix, updated at, wake channel, most threads looked at. Takes the lease of the oldest
- * ready thread's head (a `queued` run nobody started, not cancelled) for this instance, as
+ * ready thread's head (a `queued` run that never started, not cancelled) for this instance, as
  * `TAKE_OVER` does, and returns {run id, fence, shared JSON, run JSON, thread id, format}; nil
  * when none is ready. Threads whose head is started, gone or not queued leave `ready`; the
  * thread's wake tells the run's admitting instance that it runs elsewhere.
@@ -195,7 +199,8 @@ for _, thread in ipairs(threads) do
   local head = redis.call('LINDEX', t .. 'live', 0)
   local key = ARGV[5] .. (head or '')
   if not head or redis.call('EXISTS', t .. 'lease') == 1
-      or redis.call('HGET', key, 'queued') ~= '1' then
+      or redis.call('HGET', key, 'queued') ~= '1'
+      or redis.call('HEXISTS', key, 'started_at') == 1 then
     redis.call('ZREM', KEYS[1], thread)
   elseif redis.call('EXISTS', ARGV[6] .. head) == 0 then
     redis.call('ZREM', KEYS[1], thread)
