@@ -10,7 +10,8 @@
  * - An instance with a free slot claims the oldest ready run (`CLAIM`: its lease taken with the
  *   next fence, as a takeover takes it) and runs it through the takeover path; the admitting
  *   instance, woken on the thread's channel, finds the lease held for the run and reads it on
- *   from Redis. A run an instance claims that waits here is simply started here.
+ *   from Redis. A run an instance claims that waits here is simply started here. Only a run
+ *   that never started is claimed (one that did is taken over from its checkpoints).
  * - A thread's runs still run one at a time in order: only a head is ever ready, and a run ends
  *   (`END`) before the next one is made ready.
  * - An instance claims when told a thread became ready, when one of its slots frees, and on a
