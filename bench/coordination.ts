@@ -5,6 +5,9 @@
  * - Redis commands per agent turn (a model call, a tool call, a second model call) on the
  *   instance that runs it, and per streamed event (a run of EVENTS custom events, less a run of
  *   none, over EVENTS); the same for a protocol v2 run (`run.start`) and its events;
+ * - Redis commands per background run (a `wait` of the echo graph), sent by every instance:
+ *   admitted by an instance with a free worker slot, and by one with none
+ *   (`maxBackgroundRuns: 0`), so that another instance claims it from the ready queue;
  * - bytes kept in Redis per agent turn once it ended (its record and its events, `MEMORY USAGE`);
  * - the latency an event gains when read on another instance (from Redis) rather than on the
  *   instance that runs it (from memory), median over the events of a run;
@@ -242,6 +245,41 @@ export const coordinationBench: BenchEntry = {
         value: v2Fixed,
         unit: "commands",
       });
+      // Commands per background run, sent by every instance (three of their own, under another
+      // prefix): one with a free slot runs it, or the ready queue gives it to another.
+      const sent = { count: 0 };
+      const queued = ["q0", "q1", "q2"].map((name, i) => {
+        const handler = createAgentServer({
+          graphs,
+          checkpointer: new MemorySaver(),
+          client: studio,
+          coordination: redisCoordination({
+            client: countingClient(redis.url, sent),
+            instanceId: name,
+            keyPrefix: "queue-bench:",
+            maxBackgroundRuns: i === 0 ? 0 : 8,
+          }),
+        });
+        handlers.push(handler);
+        return sdk(handler);
+      });
+      for (const [via, label] of [
+        [queued[1], "admitting instance has a free slot"],
+        [queued[0], "through the ready queue"],
+      ] as const) {
+        const perRun: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const t = await via!.threads.create();
+          const before = sent.count;
+          await via!.runs.wait(t.thread_id, "echo", { input: say("go") });
+          perRun.push(sent.count - before);
+        }
+        rows.push({
+          what: `coordination: Redis commands per background run (wait), ${label}`,
+          value: median(perRun),
+          unit: "commands",
+        });
+      }
 
       // Latency an event gains read on another instance.
       const spaced = await onA.threads.create();

@@ -7,7 +7,9 @@
  * (the head runs, under a lease with a heartbeat and a fencing token), each run's status and its
  * events (so any instance answers a get, a list, a join, a cancel), and the hand-off of a run
  * whose instance died or drained. The instance that admits a run executes it when its turn
- * comes; another instance takes it over only when that one is gone.
+ * comes; another instance takes it over only when that one is gone. A background run (no client
+ * stream on its admitting instance) may be started at its turn by any instance with a free
+ * worker slot (the Redis backend's ready queue, `redis/ready-queue.ts`).
  */
 import type { RunCreate } from "./requests";
 import type { RunEvent, RunRecord, RunStatus } from "./runs";
@@ -19,6 +21,10 @@ export interface SharedRun {
   owner: string;
   userId?: string | undefined;
   body: RunCreate;
+  /** No client streams it from its admitting instance: any instance may start it at its turn. */
+  background?: boolean | undefined;
+  /** A stateless run's own thread: deleted when the run ends, wherever it ends. */
+  temporary?: boolean | undefined;
   /**
    * The root checkpoints the run wrote, as its instance heard of them: a takeover resumes from
    * the thread's latest checkpoint (input `null`) only when it is one of these (a checkpoint
@@ -115,7 +121,10 @@ export interface RunCoordination {
    * thread's v2 events stay in the process that ran it.
    */
   protocolLogs?(): SharedProtocolLogs;
-  /** Stops taking runs over from other instances (this one is draining). */
+  /**
+   * Stops taking runs over from other instances and claiming background runs (this one is
+   * draining).
+   */
   stopTakingOver(): void;
   /** Disconnects. */
   close(): Promise<void>;

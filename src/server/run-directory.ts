@@ -27,6 +27,29 @@ export class RunDirectory {
     return this.#shared.list(threadId, status, most);
   }
 
+  /**
+   * The run once it has ended, wherever it ended: one handed off from here (drained, or started
+   * by another instance from the ready queue) is awaited through the backend.
+   */
+  async settled(run: RunHandle): Promise<RunHandle> {
+    await run.done;
+    if (!this.#shared || !(run as Partial<RunRecord>).handedOff) return run;
+    const there = await this.#shared.find(run.thread_id, run.run_id);
+    if (!there) return run;
+    await there.done;
+    return there;
+  }
+
+  /** Cancels the run wherever it runs now (one handed off from here, through the backend). */
+  cancel(run: RunHandle): void {
+    run.cancel();
+    if (!this.#shared || !(run as Partial<RunRecord>).handedOff) return;
+    void this.#shared
+      .find(run.thread_id, run.run_id)
+      .then((there) => there?.cancel())
+      .catch(() => {});
+  }
+
   /** Forgets an ended run; false for one still going. */
   async delete(run: RunHandle): Promise<boolean> {
     const local = this.#runs.get(run.thread_id, run.run_id);

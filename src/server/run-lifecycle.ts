@@ -39,7 +39,9 @@
  *    run is admitted by the backend (atomically, in its order), waits until it is its thread's
  *    head and holds the thread's lease, and ends by releasing it; a cancel, an interrupt and a
  *    DELETE reach the thread's runs wherever they run. A run whose instance dies is taken over by
- *    another (`takeOver`) from its last checkpoint, or from its input when it stored none.
+ *    another (`takeOver`) from its last checkpoint, or from its input when it stored none. A
+ *    background run (`background`) may be started at its turn by any instance with a free worker
+ *    slot, through the same `takeOver`; a run streamed to its client starts where it was admitted.
  * 11. `drain()` refuses new runs (503), stops the running graphs at their next superstep
  *    boundary with their checkpoint saved, and hands them (and the runs waiting here) to another
  *    instance; a reader of one of them here goes on reading it from the backend. Without a
@@ -108,6 +110,11 @@ export interface RunRequest {
   /** A stateless run's thread: deleted when the run ends, before its `done` (rule 8). */
   temporary?: boolean | undefined;
   /**
+   * No client streams the run from here (a background run, a `wait`): with a backend, any
+   * instance with a free worker slot may start it at its turn (rule 10).
+   */
+  background?: boolean | undefined;
+  /**
    * Streams the run in place of the v1 stream (protocol v2, `v2/run-stream.ts`), with the body
    * it runs (a run taken over goes on from its checkpoint: input `null`).
    */
@@ -160,7 +167,8 @@ export class RunLifecycle {
     const delayMs = (body.after_seconds ?? 0) * 1000;
     const run = newRun(request, body.multitask_strategy ?? "reject", true);
     const { ahead } = await shared.admit(run, sharedRun(request));
-    if (!ahead && delayMs === 0) run.begin();
+    // A background run may wait for a free worker slot on some instance: pending until it starts.
+    if (!ahead && delayMs === 0 && !request.background) run.begin();
     this.#share(run);
     runs.start(run);
     void this.#driveShared(run, request, delayMs);
@@ -523,6 +531,8 @@ function sharedRun(request: RunRequest): SharedRun {
     owner: request.owner,
     userId: request.userId,
     body: request.body,
+    background: request.background,
+    temporary: request.temporary,
     checkpoints: [],
     nextSeq: 0,
     ...(request.protocol ? { protocol: request.protocol } : {}),

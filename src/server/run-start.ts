@@ -73,13 +73,19 @@ async function runThread(ctx: ServerContext, owner: string, threadParam: string,
   }
 }
 
-/** Admits the run on the owner's thread `threadId` (or `threadParam`, read from the path). */
+/**
+ * Admits the run on the owner's thread `threadId` (or `threadParam`, read from the path).
+ * `background`: no client streams it from here (`POST .../runs`, the `wait` routes, whose client
+ * waits for its end through the run directory from any instance), so with a coordination
+ * backend any instance with a free worker slot may run it.
+ */
 export async function startRun(
   ctx: ServerContext,
   request: Request,
   owner: string,
   ask: RunAsk,
   thread: { param: string } | { id: string; temporary: boolean },
+  background = false,
 ): Promise<RunRecord> {
   const { body } = ask;
   const threadId = "param" in thread ? await runThread(ctx, owner, thread.param, body) : thread.id;
@@ -94,6 +100,7 @@ export async function startRun(
     checkpointer,
     report: (error) => ctx.report(error, request),
     temporary: "temporary" in thread && thread.temporary,
+    background,
   });
 }
 

@@ -37,6 +37,7 @@ export async function takenOverRequest(
     userId: shared.userId,
     checkpointer: found.checkpointer,
     report,
+    temporary: shared.temporary,
     ...v2,
   };
 }

@@ -18,6 +18,11 @@ export interface WaitOptions {
   timer?: HeartbeatTimer | undefined;
   /** The thread's values when the run sent none (undefined: none to read, `null`). */
   stateValues?: (() => Promise<unknown>) | undefined;
+  /**
+   * The run once it has ended wherever it ran (`RunDirectory#settled`: a run handed off from
+   * here ends on another instance); default: `run` itself.
+   */
+  settled?: ((run: RunHandle) => Promise<RunHandle>) | undefined;
   /** The reader went away before the answer. */
   onDisconnect?: (() => void) | undefined;
   /** Told why the thread's state could not be read (the body then names no cause). */
@@ -51,7 +56,9 @@ export function waitResponse(run: RunHandle, options: WaitOptions): Response {
           if ((controller.desiredSize ?? 0) > 0) controller.enqueue(newline);
         });
       }
-      void finalValues(run, options.stateValues)
+      const settled = options.settled?.(run) ?? Promise.resolve(run);
+      void settled
+        .then((ended) => finalValues(ended, options.stateValues))
         .catch((error: unknown) => {
           options.report(error);
           return UNREADABLE;

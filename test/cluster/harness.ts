@@ -41,6 +41,8 @@ export interface ClusterOptions {
   instances?: number;
   /** Coordinate the instances through a redis-server of the test's own (default false). */
   redis?: boolean;
+  /** Each instance's `maxBackgroundRuns` (default: the option's). */
+  maxBackgroundRuns?: number;
 }
 
 interface Instance {
@@ -101,6 +103,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         STUDIO_API_KEY: emulator.apiKey,
         GATE_URL: gates.url,
         ...(redis ? { REDIS_URL: redis.url } : {}),
+        ...(options.maxBackgroundRuns === undefined
+          ? {}
+          : { CLUSTER_MAX_BACKGROUND_RUNS: String(options.maxBackgroundRuns) }),
       },
     });
     const instance: Instance = {

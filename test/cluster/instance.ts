@@ -9,7 +9,8 @@
  * hand the running ones to another instance at a superstep boundary), then `close()`, then exit.
  *
  * Environment: STUDIO_BASE_URL, STUDIO_PROXY_URL, STUDIO_API_KEY (the emulator), GATE_URL (the
- * test's gate server), INSTANCE_ID, and optionally REDIS_URL.
+ * test's gate server), INSTANCE_ID, and optionally REDIS_URL, CLUSTER_LEASE_MS and
+ * CLUSTER_MAX_BACKGROUND_RUNS.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -31,6 +32,7 @@ interface CoordinationModule {
     instanceId?: string;
     keyPrefix?: string;
     leaseMs?: number;
+    maxBackgroundRuns?: number;
   }): unknown;
 }
 
@@ -50,7 +52,15 @@ async function coordination(url: string, instanceId: string): Promise<unknown> {
   // takeover comes soon, but a live instance keeps its leases on a busy machine (the cluster
   // files run beside other test files): at 2 s, live instances lost theirs at a load of 14.
   const leaseMs = Number(process.env.CLUSTER_LEASE_MS ?? 5_000);
-  return module.redisCoordination({ url, instanceId, keyPrefix: "cluster-test:", leaseMs });
+  const most = process.env.CLUSTER_MAX_BACKGROUND_RUNS;
+  const maxBackgroundRuns = most === undefined ? {} : { maxBackgroundRuns: Number(most) };
+  return module.redisCoordination({
+    url,
+    instanceId,
+    keyPrefix: "cluster-test:",
+    leaseMs,
+    ...maxBackgroundRuns,
+  });
 }
 
 const instanceId = env("INSTANCE_ID");

@@ -29,7 +29,13 @@ export interface RedisCoordinationOptions {
    * over the run of an instance that died. Heartbeats go every third of it. Default 10,000.
    */
   leaseMs?: number | undefined;
-  /** The most runs this instance takes over from others at once. Default 8. */
+  /**
+   * The most background runs this instance runs at once (its worker slots): runs no client
+   * streams from it (`POST .../runs`, the `wait` routes, stateless `/runs`), its own and those it
+   * claims from the shared ready queue, and every run it takes over from another instance. A
+   * background run admitted on a full instance waits in the queue for a free slot on any
+   * instance. 0: this instance runs none (it only admits them). Default 8.
+   */
   maxBackgroundRuns?: number | undefined;
   /** How long an ended run's events stay for a join, in seconds. Default 3600. */
   eventTtlSeconds?: number | undefined;
@@ -78,7 +84,10 @@ describeFields("redis-coordination", shape, {
   leaseMs:
     "How long a thread's lease lasts without a heartbeat (sent every third of it): how soon " +
     "another instance takes over the run of an instance that died",
-  maxBackgroundRuns: "The most runs this instance takes over from others at once",
+  maxBackgroundRuns:
+    "The most background runs this instance runs at once: its own, those it claims from the " +
+    "shared ready queue, and the runs it takes over; a run admitted on a full instance waits in " +
+    "the queue for a free slot on any instance (0: this instance runs none)",
   eventTtlSeconds: "How long an ended run's events stay for a join, in seconds",
   recordTtlSeconds: "How long an ended run stays listed, in seconds",
   maxEventsPerRun: "The most events a run keeps in Redis (the oldest go first)",

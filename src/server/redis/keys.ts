@@ -58,6 +58,20 @@ export class RedisKeys {
   get wakeChannel(): string {
     return `${this.prefix}wake`;
   }
+  /**
+   * Threads whose head is a background run no instance has started yet, by when it became
+   * ready (`ready-queue.ts`). `CLAIM` builds a thread's keys from `threadPrefix` itself.
+   */
+  get ready(): string {
+    return `${this.prefix}ready`;
+  }
+  get threadPrefix(): string {
+    return `${this.prefix}t:`;
+  }
+  /** Pub/sub: a thread just joined `ready` (instances with a free slot claim it). */
+  get readyChannel(): string {
+    return `${this.prefix}ready-wake`;
+  }
 }
 
 /** A run's event number as its stream entry id (entry ids start above 0-0). */

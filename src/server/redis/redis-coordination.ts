@@ -17,6 +17,7 @@ import type { RunEvent, RunRecord } from "../runs";
 import { delay, unrefTimer as unref, withinTime } from "../timers";
 import { hashOf, type RedisClientLike, Scripts } from "./connection";
 import { END_ENTRY, entryId, RedisKeys, resumeAfter } from "./keys";
+import { type Claimed, ReadyQueue } from "./ready-queue";
 import { RemoteRun } from "./remote-run";
 import { ACQUIRE, ADMIT, APPEND, END, RENEW, TAKE_OVER } from "./scripts";
 import { RedisV2Events } from "./v2-events";
@@ -70,7 +71,7 @@ export class RedisCoordination implements RunCoordination {
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #sweeping = false;
   #takingOver = true;
-  #takenOver = 0;
+  readonly #queue: ReadyQueue;
   #closed = false;
   #down = false;
   #v2: RedisV2Events | undefined;
@@ -78,6 +79,13 @@ export class RedisCoordination implements RunCoordination {
   constructor(settings: RedisCoordinationSettings) {
     this.#settings = settings;
     this.#keys = new RedisKeys(settings.keyPrefix);
+    this.#queue = new ReadyQueue({
+      ...settings,
+      keys: this.#keys,
+      run: (script, keys, args) => this.#scripts.run(script, keys, args),
+      adopt: (claimed) => this.#adoptClaimed(claimed),
+      report: (error) => this.#outage(error),
+    });
   }
 
   get instanceId(): string {
@@ -88,7 +96,13 @@ export class RedisCoordination implements RunCoordination {
     this.#hooks = hooks;
     void this.#connect().catch((error: unknown) => this.#outage(error));
     const every = Math.max(50, Math.floor(this.#settings.leaseMs / 2));
-    this.#sweeper = setInterval(() => void this.#sweep(), every);
+    // The ready queue's fallback sweep after the takeovers': one slot's claim under way would
+    // otherwise make the takeover sweep find no free slot, every time.
+    this.#sweeper = setInterval(() => {
+      void this.#sweep().then(() => {
+        if (this.#takingOver && this.#ready()) this.#queue.sweep();
+      });
+    }, every);
     unref(this.#sweeper);
   }
 
@@ -117,6 +131,9 @@ export class RedisCoordination implements RunCoordination {
         const handoff = message.startsWith("handoff:");
         this.#wake(handoff ? message.slice("handoff:".length) : message);
         if (handoff) void this.#sweep();
+      });
+      await this.#sub.subscribe(this.#keys.readyChannel, () => {
+        if (this.#takingOver) this.#queue.told();
       });
     })();
     return this.#connected;
@@ -186,6 +203,8 @@ export class RedisCoordination implements RunCoordination {
               userId: shared.userId,
               body: shared.body,
               protocol: shared.protocol,
+              background: shared.background,
+              temporary: shared.temporary,
             }),
             k.cancelPrefix,
             k.cancelChannel,
@@ -194,6 +213,7 @@ export class RedisCoordination implements RunCoordination {
             threadId,
             String(RUNS_KEPT),
             String(RUN_RECORD_FORMAT),
+            shared.background ? "1" : "",
           ],
         ),
         ANSWER_TIMEOUT_MS,
@@ -211,6 +231,7 @@ export class RedisCoordination implements RunCoordination {
       );
     }
     this.#local.set(run.run_id, run);
+    if (shared.background) this.#queue.admitted(run.run_id);
     return { ahead: Number(reply[1]) > 0 };
   }
 
@@ -219,6 +240,7 @@ export class RedisCoordination implements RunCoordination {
     const threadId = run.thread_id;
     const signal = run.controller.signal;
     const draining = run.draining.signal;
+    const background = this.#queue.isBackground(run.run_id);
     return new Promise<Turn>((resolve) => {
       let settled = false;
       let trying = false;
@@ -227,19 +249,26 @@ export class RedisCoordination implements RunCoordination {
       this.#waiting.set(threadId, waiters);
       const poll = setInterval(() => attempt(), Math.max(50, this.#settings.leaseMs / 2));
       unref(poll);
-      const finish = (turn: Turn) => {
+      const finish = (turn: Turn, after?: Promise<unknown>) => {
         if (settled) return;
         settled = true;
         clearInterval(poll);
         waiters.delete(attempt);
         if (waiters.size === 0) this.#waiting.delete(threadId);
+        this.#queue.stopWaiting(run.run_id);
         signal.removeEventListener("abort", onAbort);
         draining.removeEventListener("abort", onDrain);
-        resolve(turn);
+        const settle = () => turn;
+        resolve(after?.then(settle, settle) ?? turn);
       };
       const onAbort = () => finish({ cancelled: true });
-      // Draining: the run stays in line for another instance, which starts it at its turn.
-      const onDrain = () => finish({ elsewhere: true });
+      // Draining: the run stays in line for another instance, which starts it at its turn (a
+      // background run at once, from the ready queue, once marked for it).
+      const onDrain = () =>
+        finish(
+          { elsewhere: true },
+          background ? this.#queue.offer(run.run_id, threadId) : undefined,
+        );
       // One attempt at a time: a second one would find this run's own lease and think it lost.
       const attempt = (): void => {
         if (settled) return;
@@ -250,8 +279,8 @@ export class RedisCoordination implements RunCoordination {
         trying = true;
         again = false;
         const now = Date.now();
-        this.#scripts
-          .run<number>(
+        const acquire = () =>
+          this.#scripts.run<number>(
             ACQUIRE,
             [
               k.live(threadId),
@@ -269,7 +298,8 @@ export class RedisCoordination implements RunCoordination {
               threadId,
               new Date(now).toISOString(),
             ],
-          )
+          );
+        (background ? this.#queue.attempt(run.run_id, threadId, acquire) : acquire())
           .then((fence) => {
             if (settled) {
               // Taken just as the wait ended (a cancel, a drain): given back at once.
@@ -279,6 +309,12 @@ export class RedisCoordination implements RunCoordination {
                   threadId,
                   `${run.run_id}|${this.instanceId}|${fence}`,
                 );
+              return;
+            }
+            if (fence === -2 && background && this.#queue.claiming) {
+              // A claim of this instance may hold it: it starts the run here, or the next try
+              // finds it started elsewhere.
+              void this.#queue.afterClaims().then(attempt);
               return;
             }
             if (fence > 0) {
@@ -299,6 +335,14 @@ export class RedisCoordination implements RunCoordination {
       signal.addEventListener("abort", onAbort, { once: true });
       draining.addEventListener("abort", onDrain, { once: true });
       waiters.add(attempt);
+      if (background) {
+        this.#queue.waitHere(run.run_id, (fence) => {
+          if (settled) return false;
+          this.#hold(run.run_id, threadId, `${run.run_id}|${this.instanceId}|${fence}`);
+          finish({ fence });
+          return true;
+        });
+      }
       attempt();
     });
   }
@@ -327,7 +371,7 @@ export class RedisCoordination implements RunCoordination {
     const k = this.#keys;
     return this.#scripts.run(
       END,
-      [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due],
+      [k.live(threadId), k.lease(threadId), k.run(runId), k.events(runId), k.due, k.ready],
       [
         runId,
         end.lease,
@@ -343,6 +387,8 @@ export class RedisCoordination implements RunCoordination {
         threadId,
         k.wakeChannel,
         end.runJson ?? "",
+        k.runPrefix,
+        k.readyChannel,
       ],
     );
   }
@@ -448,7 +494,11 @@ export class RedisCoordination implements RunCoordination {
   async end(run: RunRecord, options: { handedOff?: boolean }): Promise<void> {
     const lease = this.#release(run.run_id);
     this.#local.delete(run.run_id);
+    this.#queue.ended(run.run_id);
     if (this.#lost.delete(run.run_id)) return;
+    // Handed off before it started here (another instance started it, or this one drains):
+    // nothing of it is this instance's to free (`END` would change nothing).
+    if (options.handedOff && !lease) return;
     await this.#endScript(run.thread_id, run.run_id, {
       lease: lease?.value ?? "",
       handedOff: options.handedOff,
@@ -608,6 +658,7 @@ export class RedisCoordination implements RunCoordination {
 
   stopTakingOver(): void {
     this.#takingOver = false;
+    this.#queue.stop();
   }
 
   /** Takes over threads whose head has no lease past its time (see `scripts.ts`). */
@@ -625,7 +676,7 @@ export class RedisCoordination implements RunCoordination {
         "8",
       ]);
       for (const threadId of due) {
-        if (!this.#takingOver || this.#takenOver >= this.#settings.maxBackgroundRuns) break;
+        if (!this.#takingOver || !this.#queue.slots.ask()) break;
         await this.#takeOver(threadId);
       }
     } catch (error) {
@@ -635,60 +686,108 @@ export class RedisCoordination implements RunCoordination {
     }
   }
 
+  /** Takes over the thread's head, a worker slot asked for it (`WorkerSlots#ask`). */
   async #takeOver(threadId: string): Promise<void> {
     const k = this.#keys;
     const now = Date.now();
-    const taken = await this.#scripts.run<string[] | null>(
-      TAKE_OVER,
-      [k.live(threadId), k.lease(threadId), k.fence(threadId), k.due],
-      [
-        threadId,
-        this.instanceId,
-        String(this.#settings.leaseMs),
-        String(now),
-        k.runPrefix,
-        k.cancelPrefix,
-        new Date(now).toISOString(),
-      ],
-    );
-    if (!taken) return;
-    const [runId = "", fence = "0", sharedJson, runJson, cancelled, checkpointed, format, started] =
-      taken;
+    const slots = this.#queue.slots;
+    let taken: string[] | null;
+    try {
+      taken = await this.#scripts.run<string[] | null>(
+        TAKE_OVER,
+        [k.live(threadId), k.lease(threadId), k.fence(threadId), k.due],
+        [
+          threadId,
+          this.instanceId,
+          String(this.#settings.leaseMs),
+          String(now),
+          k.runPrefix,
+          k.cancelPrefix,
+          new Date(now).toISOString(),
+        ],
+      );
+    } catch (error) {
+      slots.none();
+      throw error;
+    }
+    const runId = taken?.[0];
+    if (!taken || !runId) return slots.none();
+    slots.got(runId);
+    const [, fence = "0", sharedJson, runJson, cancelled, checkpointed, format, started] = taken;
+    const adopted = await this.#adopt(threadId, runId, Number(fence), {
+      sharedJson,
+      runJson,
+      cancelled: cancelled === "1",
+      checkpointed: checkpointed === "1",
+      format,
+      started,
+    });
+    if (!adopted) slots.release(runId);
+  }
+
+  /** Runs here a run this instance claimed from the ready queue (`ready-queue.ts`). */
+  async #adoptClaimed(claimed: Claimed): Promise<boolean> {
+    const { runId, threadId, fence } = claimed;
+    if (this.#local.has(runId)) {
+      // Admitted here and no longer waiting (cancelled as it was claimed): its end is coming.
+      await this.#handBack(runId, threadId, `${runId}|${this.instanceId}|${fence}`);
+      return false;
+    }
+    return this.#adopt(threadId, runId, fence, { ...claimed, fresh: true });
+  }
+
+  /**
+   * Runs here the run whose lease this instance just took (`TAKE_OVER`, `CLAIM`); false when it
+   * does not (ended, another version's, or refused by the lifecycle and handed back). A `fresh`
+   * run never started: it has no checkpoints or events to read.
+   */
+  async #adopt(
+    threadId: string,
+    runId: string,
+    fence: number,
+    taken: {
+      sharedJson?: string | undefined;
+      runJson?: string | undefined;
+      cancelled?: boolean;
+      checkpointed?: boolean;
+      format?: string | undefined;
+      started?: string | undefined;
+      fresh?: boolean;
+    },
+  ): Promise<boolean> {
     const value = `${runId}|${this.instanceId}|${fence}`;
+    const { format, runJson } = taken;
     if (Number(format || 1) > RUN_RECORD_FORMAT) {
       // Another version's run: left to an instance that reads it (its lease lapses meanwhile).
       this.#release(runId);
       this.#hooks?.report(new StudioStoredFormatError("redis-run", Number(format), 1));
-      return;
+      return false;
     }
-    const shared = parseShared(sharedJson, runJson);
-    if (!shared || cancelled === "1") {
+    const shared = parseShared(taken.sharedJson, runJson);
+    if (!shared || taken.cancelled) {
       // A record gone (expired) or a run cancelled before anyone ran it: it ends here.
       await this.#endScript(threadId, runId, {
         lease: value,
         status: shared ? "interrupted" : "error",
         runJson: runJson || JSON.stringify({ run_id: runId, thread_id: threadId }),
       });
-      return;
+      return false;
     }
-    shared.checkpoints = checkpointed === "1" ? await this.#checkpointsOf(runId) : [];
-    shared.startedAt = started || undefined;
-    shared.nextSeq = await this.#nextSeq(runId);
+    shared.checkpoints = taken.checkpointed ? await this.#checkpointsOf(runId) : [];
+    shared.startedAt = taken.started || undefined;
+    shared.nextSeq = taken.fresh ? 0 : await this.#nextSeq(runId);
     this.#hold(runId, threadId, value);
     const adopted = await this.#hooks
-      ?.takeOver(shared, Number(fence))
+      ?.takeOver(shared, fence)
       .catch((error: unknown) => this.#hooks?.report(error));
     if (!adopted) {
       this.#release(runId);
       // Freed at once for another instance (this one drains, or has no such graph).
       await this.#handBack(runId, threadId, value);
-      return;
+      return false;
     }
     this.#local.set(runId, adopted);
-    this.#takenOver++;
-    void adopted.done.then(() => {
-      this.#takenOver--;
-    });
+    return true;
   }
 
   /** The root checkpoints the run wrote (the `cp:<id>` fields of its record). */
@@ -716,6 +815,7 @@ export class RedisCoordination implements RunCoordination {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#queue.stop();
     if (this.#sweeper) clearInterval(this.#sweeper);
     for (const runId of [...this.#leases.keys()]) this.#release(runId);
     this.#v2?.close();

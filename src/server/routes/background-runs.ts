@@ -24,20 +24,21 @@ export function backgroundRunRoutes(ctx: ServerContext): RouteEntry[] {
     waitResponse(run, {
       location: location(run),
       heartbeatMs: ctx.heartbeatMs,
+      settled: (handle) => ctx.directory.settled(handle),
       stateValues: stateValues(owner, run),
-      onDisconnect: cancel ? () => run.cancel() : undefined,
+      onDisconnect: cancel ? () => ctx.directory.cancel(run) : undefined,
       report: (error) => ctx.report(error, request),
     });
 
   return [
     route("POST", "/threads/:thread_id/runs", async (request, owner, p, url) => {
       const ask = await readRunAsk(ctx, request, url, false);
-      const run = await startRun(ctx, request, owner, ask, { param: p.thread_id ?? "" });
+      const run = await startRun(ctx, request, owner, ask, { param: p.thread_id ?? "" }, true);
       return json(run, 200, { "Content-Location": location(run) });
     }),
     route("POST", "/threads/:thread_id/runs/wait", async (request, owner, p, url) => {
       const ask = await readRunAsk(ctx, request, url, false);
-      const run = await startRun(ctx, request, owner, ask, { param: p.thread_id ?? "" });
+      const run = await startRun(ctx, request, owner, ask, { param: p.thread_id ?? "" }, true);
       return wait(request, owner, run, ask.body.on_disconnect === "cancel");
     }),
     route("GET", "/threads/:thread_id/runs/:run_id/join", async (request, owner, p, url) => {

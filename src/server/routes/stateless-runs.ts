@@ -41,17 +41,23 @@ export function statelessRunRoutes(ctx: ServerContext): RouteEntry[] {
     return created.view.thread_id;
   }
 
-  async function start(request: Request, owner: string, url: URL): Promise<[RunAsk, RunRecord]> {
+  /** `background`: no client streams the run from here (`/runs`, `/runs/wait`). */
+  async function start(
+    request: Request,
+    owner: string,
+    url: URL,
+    background: boolean,
+  ): Promise<[RunAsk, RunRecord]> {
     const ask = await readRunAsk(ctx, request, url, true);
     await requireAssistant(ctx, owner, ask.body);
     const id = await threadFor(owner, ask.body);
     const temporary = ask.body.on_completion !== "keep";
-    return [ask, await startRun(ctx, request, owner, ask, { id, temporary })];
+    return [ask, await startRun(ctx, request, owner, ask, { id, temporary }, background)];
   }
 
   return [
     route("POST", "/runs/stream", async (request, owner, _p, url) => {
-      const [ask, run] = await start(request, owner, url);
+      const [ask, run] = await start(request, owner, url, false);
       const continues = continuesWithoutReader(run, ask.body);
       return runEvents(ctx, run, undefined, continues ? undefined : () => run.cancel(), {
         keep: eventFilter({ namespace: ask.namespace }),
@@ -59,11 +65,12 @@ export function statelessRunRoutes(ctx: ServerContext): RouteEntry[] {
       });
     }),
     route("POST", "/runs/wait", async (request, owner, _p, url) => {
-      const [ask, run] = await start(request, owner, url);
+      const [ask, run] = await start(request, owner, url, true);
       const kept = ask.body.on_completion === "keep";
       return waitResponse(run, {
         location: location(run),
         heartbeatMs: ctx.heartbeatMs,
+        settled: (handle) => ctx.directory.settled(handle),
         // A deleted thread has no state to read: a run that sent no values answers null.
         stateValues: kept
           ? async () => {
@@ -72,12 +79,13 @@ export function statelessRunRoutes(ctx: ServerContext): RouteEntry[] {
               return state?.values ?? null;
             }
           : undefined,
-        onDisconnect: ask.body.on_disconnect === "cancel" ? () => run.cancel() : undefined,
+        onDisconnect:
+          ask.body.on_disconnect === "cancel" ? () => ctx.directory.cancel(run) : undefined,
         report: (error) => ctx.report(error, request),
       });
     }),
     route("POST", "/runs", async (request, owner, _p, url) => {
-      const [, run] = await start(request, owner, url);
+      const [, run] = await start(request, owner, url, true);
       return json(run, 200, { "Content-Location": location(run) });
     }),
   ];
