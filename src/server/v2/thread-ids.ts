@@ -133,22 +133,16 @@ export class ClientThreadIds {
   ): Promise<{ stored: StoredThread; created: boolean }> {
     const hash = await this.#records.ownerHash(owner);
     const datasetId = await this.#idDataset(hash, clientId);
-    let mine: { id: string } | undefined;
-    // The id thread is written with the record's first snapshot, not after it.
     const stored = await this.#records.create(
       owner,
       { ...view, client_thread_id: clientId },
-      {
-        ...options,
-        alongside: async (serviceId) => {
-          mine = await this.#records.client.createThread({
-            datasetId,
-            metadata: chatThreadIdMetadata(hash, serviceId),
-          });
-        },
-      },
+      options,
     );
     const serviceId = stored.view.thread_id;
+    const mine = await this.#records.client.createThread({
+      datasetId,
+      metadata: chatThreadIdMetadata(hash, serviceId),
+    });
     const winner = await this.#holder(owner, hash, clientId, stored);
     const key = `${hash}\u0000${clientId}`;
     if (winner === undefined || winner.view.thread_id === serviceId) {
@@ -156,7 +150,7 @@ export class ClientThreadIds {
       return { stored, created: true };
     }
     await this.#records.delete(serviceId);
-    if (mine) await this.#records.delete(mine.id);
+    await this.#records.delete(mine.id);
     this.#remember(key, winner.view.thread_id);
     return { stored: winner, created: false };
   }
