@@ -144,10 +144,8 @@ describe("createAgentServer: the thread's first snapshot", () => {
     // A save by a process whose clock is behind this one's: an older `updated_at` than the
     // first snapshot's, written after it.
     const behind = new Date(Date.parse(thread.updated_at) - 60_000).toISOString();
-    await studioClient().createMessage(
-      thread.thread_id,
-      snapshotMessage({ ...thread, metadata: { state: "saved" }, updated_at: behind }),
-    );
+    const saved = { ...thread, metadata: { state: "saved" }, updated_at: behind };
+    await studioClient().createMessage(thread.thread_id, snapshotMessage(saved));
     // Read by a process that has not seen the thread (nothing cached), and in a search.
     const fresh = sdkClient(studioServer(emulator.handle).handler);
     expect((await fresh.threads.get(thread.thread_id)).metadata).toEqual({ state: "saved" });
