@@ -426,9 +426,7 @@ export const agentServerBench: BenchEntry = {
         ),
         {
           // A creation, stated apart as v1's POST /threads is (docs/chat-ui.md, protocol v2 costs).
-          what:
-            "agent server: service calls, a client-minted thread's creation by its first v2 " +
-            "message (look-up 1; thread, id thread, concurrency check 3)",
+          what: "agent server: service calls, creating a client-minted thread (first v2 message)",
           value: v2First - v2FirstOwn,
           unit: "calls",
           target: `<= ${MAX_CALLS_TO_CREATE}`,
