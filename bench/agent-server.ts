@@ -14,8 +14,8 @@
  * - protocol v2: a run as `@langchain/react`'s `useStream` starts one (a thread id minted by the
  *   client, `run.start`, the thread's event stream until the run's output): the first message,
  *   which creates the thread, and the next message on a thread that had one (the threads made
- *   beforehand, one per run); and the service calls of that first message and of a second one on
- *   the same thread.
+ *   beforehand, one per run); and the service calls of that first message (its thread's look-up
+ *   and creation apart from the message's own) and of a second one on the same thread.
  *
  *   node --expose-gc --import tsx bench/agent-server.ts
  */
@@ -47,6 +47,8 @@ type Handler = (request: Request) => Promise<Response>;
 const EVENTS = 500;
 const STREAMS = 100;
 const MAX_CALLS_PER_MESSAGE = 3;
+/** A client-minted thread's look-up and creation (`src/server/v2/thread-ids.ts` says why). */
+const MAX_CALLS_TO_CREATE = 4;
 const INPUT = { messages: [{ type: "human", content: "hello" }] };
 
 export function echoGraph() {
@@ -233,13 +235,16 @@ export const agentServerBench: BenchEntry = {
   name: "agent-server",
   async run(): Promise<BenchRow[]> {
     const emulator = await createInProcessEmulator({ recordRequests: false });
-    const calls = { count: 0 };
+    // `records`: the calls on a thread's messages (a record's read and its save), the rest being
+    // look-ups and creations.
+    const calls = { count: 0, records: 0 };
     const studio = new StudioClient({
       baseUrl: emulator.baseUrl,
       proxyUrl: emulator.proxyUrl,
       apiKey: emulator.apiKey,
       fetch: (input: string | URL | Request, init?: RequestInit) => {
         calls.count++;
+        if (/\/threads\/[^/?]+\/messages/.test(String(input))) calls.records++;
         return emulator.fetch(input, init);
       },
     } as ConstructorParameters<typeof StudioClient>[0]);
@@ -337,8 +342,10 @@ export const agentServerBench: BenchEntry = {
       );
       const v2Thread = crypto.randomUUID();
       let before = calls.count;
+      const recordsBefore = calls.records;
       await runV2(ours, oursHandler, v2Thread);
       const v2First = calls.count - before;
+      const v2FirstOwn = calls.records - recordsBefore;
       before = calls.count;
       await runV2(ours, oursHandler, v2Thread);
       const v2Second = calls.count - before;
@@ -418,11 +425,19 @@ export const agentServerBench: BenchEntry = {
           1.0,
         ),
         {
-          what: "agent server: service calls, first v2 message (client-minted thread)",
-          value: v2First,
+          // A creation, stated apart as v1's POST /threads is (docs/chat-ui.md, protocol v2 costs).
+          what: "agent server: service calls, creating a client-minted thread (first v2 message)",
+          value: v2First - v2FirstOwn,
+          unit: "calls",
+          target: `<= ${MAX_CALLS_TO_CREATE}`,
+          pass: v2First - v2FirstOwn <= MAX_CALLS_TO_CREATE,
+        },
+        {
+          what: "agent server: service calls, first v2 message beyond its thread's creation",
+          value: v2FirstOwn,
           unit: "calls",
           target: `<= ${MAX_CALLS_PER_MESSAGE}`,
-          pass: v2First <= MAX_CALLS_PER_MESSAGE,
+          pass: v2FirstOwn <= MAX_CALLS_PER_MESSAGE,
         },
         {
           what: "agent server: service calls, next v2 message on that thread",

@@ -34,7 +34,7 @@ export function catalogRoutes(
         const datasetId = requiredString(body, "datasetId");
         const request = readPage(body, false);
         const descending = readDatasetOrder(body.order);
-        const threads = store.threads.all().filter((t) => t.datasetId === datasetId);
+        const threads = [...store.datasetThreads(datasetId).all()];
         if (descending) threads.reverse();
         const { items, page } = pageSlice(threads, request);
         const threadsMessages = items.map((thread) => ({

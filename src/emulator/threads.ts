@@ -65,10 +65,8 @@ export function threadRoutes(store: Store, prefix: string): Route[] {
       handler: (ctx) => {
         const params = readListQuery(ctx.query, "asc");
         const datasetId = ctx.query.datasetId || undefined;
-        const page = store.threads.list(
-          params,
-          datasetId === undefined ? undefined : (t) => t.datasetId === datasetId,
-        );
+        const threads = datasetId === undefined ? store.threads : store.datasetThreads(datasetId);
+        const page = threads.list(params);
         return { kind: "json", body: datasetId === undefined ? page : { ...page, datasetId } };
       },
     },

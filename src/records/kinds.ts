@@ -24,8 +24,12 @@ export const WRITES_KIND = { name: "writes", formats: [2, 3] } as const;
 export const VALUES_KIND = { name: "values", formats: [2, 3] } as const;
 /** StudioStore: a namespace's entries (`lc_store_record: "<format>"`). */
 export const STORE_KIND = { name: "store-record", formats: [1] } as const;
-/** The agent server: a chat thread's state for the thread list (`lc_kind`). */
-export const CHAT_THREAD_VIEW_KIND = { name: "chat-thread-view", formats: [1] } as const;
+/**
+ * The agent server: a chat thread's state for the thread list (`lc_kind`). Both formats are
+ * written: 2 is a thread's first snapshot, written with the thread (no `thread_id` yet), 1 every
+ * later one (`records/chat-thread.ts`).
+ */
+export const CHAT_THREAD_VIEW_KIND = { name: "chat-thread-view", formats: [1, 2] } as const;
 /** The agent server: a chat thread itself (thread metadata `lc_kind`). */
 export const CHAT_THREAD_KIND = { name: "chat-thread", formats: [1] } as const;
 /** The agent server: a client-chosen id of a chat thread (thread metadata `lc_kind`). */

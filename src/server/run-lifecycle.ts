@@ -322,6 +322,9 @@ export class RunLifecycle {
    */
   async #start(run: RunRecord, request: RunRequest): Promise<RunStatus | undefined> {
     run.begin();
+    // A run cancelled ahead of this one ended before LangGraph's checkpoint write under way
+    // landed: read the thread after it, or this run starts from the checkpoint before it.
+    await this.#parts.guard.settled(run.thread_id);
     if (!(await this.#startsFromReadable(run, request))) return undefined;
     return (
       request.execute?.(run, request.body) ??

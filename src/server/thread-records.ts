@@ -5,14 +5,18 @@
  * (`lc-chat-<32 hex of SHA-256("chat" NUL owner)>`) and tagged `lc_kind: "chat-thread"`,
  * `lc_owner: <that hash>`. Its id is the Agent Server `thread_id`. The service has no thread
  * update, so what changes (metadata, status, title, preview, `updated_at`) is one snapshot
- * message in that thread: a save appends the new snapshot, then deletes the older ones. Costs:
+ * message in that thread: a save appends the new snapshot, then deletes the older ones. The
+ * first snapshot is written with the thread (format 2, `records/chat-thread.ts`) and stays: a
+ * reader takes it only while the thread has no other. Costs:
+ *   - create: one call (the thread with its first snapshot);
  *   - get: one call (its newest messages) once this process knows the thread's owner, two the
  *     first time (the thread, for its owner; then its messages), whatever the account holds;
  *     none for the first get of a thread created `heldForRead` (protocol v2's `run.start`);
  *   - owns: no call once the owner is known, one the first time;
- *   - save: two calls (append, delete the previous snapshot);
+ *   - save: two calls (append, delete the previous snapshot); one, the append, for the first
+ *     save after the creation (the first snapshot stays);
  *   - list the owner's threads: one call per 100 threads of that owner (the dataset listing
- *     returns each thread with its messages, which is the one snapshot), never the account's.
+ *     returns each thread with its messages, the snapshots), never the account's.
  * Two processes saving at once leave two snapshots; the newest `updated_at` wins on read and the
  * next save removes both.
  */
@@ -21,6 +25,7 @@ import type { StudioClient } from "../client";
 import { StudioAPIError, StudioValidationError } from "../errors";
 import {
   chatThreadMetadata,
+  firstSnapshotMessage,
   isChatThread,
   readSnapshot,
   snapshotMessage,
@@ -48,7 +53,7 @@ export function isUuid(id: string): boolean {
 
 export interface StoredThread {
   view: ThreadView;
-  /** The snapshot messages read: replaced by the next save. */
+  /** The snapshot messages read, but the first (which stays): replaced by the next save. */
   snapshotIds: string[];
 }
 
@@ -63,18 +68,27 @@ async function ownerHash(owner: string, tenant?: string): Promise<string> {
 }
 
 /**
- * The newest of the snapshots, by `updated_at` (concurrent saves may leave several).
+ * The newest of the thread's snapshots, by `updated_at` (concurrent saves may leave several);
+ * the first, written with the thread, only when there is no other: it is older than any save,
+ * whatever the clocks of the processes that wrote them say.
  * @throws StudioStoredFormatError for a snapshot of a newer format.
  */
-function newest(messages: readonly ThreadMessage[]): StoredThread | undefined {
+function newest(threadId: string, messages: readonly ThreadMessage[]): StoredThread | undefined {
   let best: ThreadView | undefined;
+  let first: ThreadView | undefined;
   const ids: string[] = [];
   for (const message of messages) {
-    const view = readSnapshot<ThreadView>(message);
-    if (!view) continue;
+    const snapshot = readSnapshot<ThreadView>(message, threadId);
+    if (!snapshot) continue;
+    const { view } = snapshot;
+    if (snapshot.first) {
+      first = view;
+      continue;
+    }
     ids.push(message.id);
     if (!best || view.updated_at > best.updated_at) best = view;
   }
+  best ??= first;
   return best ? { view: best, snapshotIds: ids } : undefined;
 }
 
@@ -131,30 +145,27 @@ export class ThreadRecords {
   }
 
   /**
-   * Creates the owner's thread with its first snapshot (two calls). With `heldForRead`, the next
+   * Creates the owner's thread with its first snapshot (one call). With `heldForRead`, the next
    * `get` of it is answered with this record, no call: for a thread made for a run that starts at
    * once (protocol v2's `run.start`), whose end reads the record nobody else has found yet.
-   * `alongside` is called with the new thread's id while its snapshot is written.
    */
   async create(
     owner: string,
     view: Omit<ThreadView, "thread_id">,
-    options: { heldForRead?: boolean; alongside?: (threadId: string) => Promise<unknown> } = {},
+    options: { heldForRead?: boolean } = {},
   ): Promise<StoredThread> {
     const hash = await this.ownerHash(owner);
-    // The id is the service's: the first snapshot is written once the id is known.
+    // The id is the service's: the first snapshot, written in the same call, has none.
     const thread = await this.#client.createThread({
       datasetId: `lc-chat-${hash}`,
       metadata: chatThreadMetadata(hash),
+      messages: [firstSnapshotMessage(view)],
     });
     const full: ThreadView = { ...view, thread_id: thread.id };
     this.#owners.set(thread.id, hash);
     this.#seen(thread.id);
-    const [message] = await Promise.all([
-      this.#client.createMessage(thread.id, snapshotMessage(full)),
-      options.alongside?.(thread.id),
-    ]);
-    const stored = { view: full, snapshotIds: [message.id] };
+    // The first snapshot stays: the first save has nothing to delete.
+    const stored = { view: full, snapshotIds: [] };
     if (options.heldForRead) this.#held.set(thread.id, stored);
     return stored;
   }
@@ -181,7 +192,7 @@ export class ThreadRecords {
       this.#owners.delete(threadId);
       return undefined;
     }
-    return newest(page.data);
+    return newest(threadId, page.data);
   }
 
   /**
@@ -248,7 +259,7 @@ export class ThreadRecords {
       datasetId,
       pageSize: PAGE,
     })) {
-      const found = newest(entry.messages);
+      const found = newest(entry.threadId, entry.messages);
       if (!found) continue;
       // Filed under the owner's dataset: the owner's.
       this.#owners.set(found.view.thread_id, hash);

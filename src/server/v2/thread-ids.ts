@@ -11,8 +11,11 @@
  * Costs (service calls): `locate` of an id this process has seen, none; `find` of one, 1 (the
  * record's get); a UUID not seen, 2 (the id's listing, the record's get); another id not seen,
  * 3 (a failed get as a service id first); a new UUID found to be new, 2 (the listing, a failed
- * get as a service id); creating one, 4 (the record's 2, the id thread, the listing that checks
- * for a concurrent creation; a loser deletes its 2 threads and reads the winner's record).
+ * get as a service id); creating one, 3 (the record's 1, then the id thread naming it, then the
+ * listing that checks for a concurrent creation; a loser deletes its 2 threads and reads the
+ * winner's record). The look-up comes before the creation, not after it: one listing after the
+ * creation could decide both, but then every first use of an id another process created would
+ * make and delete 2 threads.
  * The cache is a hint: a thread it names that the service answers 404 for (`ThreadRecords`
  * forgets its owner then) or that no longer carries the id sends the look-up back to the service.
  */
@@ -133,22 +136,16 @@ export class ClientThreadIds {
   ): Promise<{ stored: StoredThread; created: boolean }> {
     const hash = await this.#records.ownerHash(owner);
     const datasetId = await this.#idDataset(hash, clientId);
-    let mine: { id: string } | undefined;
-    // The id thread is written with the record's first snapshot, not after it.
     const stored = await this.#records.create(
       owner,
       { ...view, client_thread_id: clientId },
-      {
-        ...options,
-        alongside: async (serviceId) => {
-          mine = await this.#records.client.createThread({
-            datasetId,
-            metadata: chatThreadIdMetadata(hash, serviceId),
-          });
-        },
-      },
+      options,
     );
     const serviceId = stored.view.thread_id;
+    const mine = await this.#records.client.createThread({
+      datasetId,
+      metadata: chatThreadIdMetadata(hash, serviceId),
+    });
     const winner = await this.#holder(owner, hash, clientId, stored);
     const key = `${hash}\u0000${clientId}`;
     if (winner === undefined || winner.view.thread_id === serviceId) {
@@ -156,7 +153,7 @@ export class ClientThreadIds {
       return { stored, created: true };
     }
     await this.#records.delete(serviceId);
-    if (mine) await this.#records.delete(mine.id);
+    await this.#records.delete(mine.id);
     this.#remember(key, winner.view.thread_id);
     return { stored: winner, created: false };
   }

@@ -306,6 +306,38 @@ describe("the in-process emulator", () => {
     }
   });
 
+  it("a request's headers as a plain object, a Headers or pairs are read alike", async () => {
+    const recording = await createInProcessEmulator({ recordRequests: 10 } as never);
+    try {
+      const headers = {
+        "X-Service-Key": ` ${recording.apiKey}\t`,
+        "X-Custom": " kept inside ",
+      };
+      const url = `${recording.baseUrl}${PATHS.threads}`;
+      const body = JSON.stringify({ metadata: { a: "1" } });
+      const statuses = [];
+      for (const given of [headers, new Headers(headers), Object.entries(headers)]) {
+        statuses.push(
+          (await recording.fetch(url, { method: "post", headers: given, body })).status,
+        );
+      }
+      // An unusual method is kept as given, as `Request` keeps it.
+      await recording.fetch(url, { method: "patch", headers, body });
+      // The key was read (its padding stripped): refused for the body's type, not the key.
+      expect(statuses).toEqual([415, 415, 415]);
+      const seen = recording.requests.map((r) => ({ ...r, at: undefined, id: undefined }));
+      expect(seen[1]).toEqual(seen[0]);
+      expect(seen[2]).toEqual(seen[0]);
+      expect(seen[0]).toMatchObject({
+        method: "POST",
+        headers: { "x-custom": "kept inside", "content-type": "text/plain;charset=UTF-8" },
+      });
+      expect(seen[3]?.method).toBe("patch");
+    } finally {
+      await recording.close();
+    }
+  });
+
   it("an aborted signal rejects with its reason, before and during the answer", async () => {
     const before = new AbortController();
     before.abort(new Error("gave up"));

@@ -246,6 +246,27 @@ describe("threads", () => {
     expect(all.body.datasetId).toBeUndefined();
   });
 
+  it("leaves a deleted thread out of its dataset's listings", async () => {
+    const [a, b] = [
+      (await createThread({ datasetId: "ds_a" })).body.id,
+      (await createThread({ datasetId: "ds_a" })).body.id,
+    ];
+    await studio(emulator.handle, "DELETE", PATHS.thread(a));
+    const listed = await studio<ListResponse<Thread>>(
+      emulator.handle,
+      "GET",
+      `${PATHS.threads}?datasetId=ds_a`,
+    );
+    expect(listed.body.data.map((t) => t.id)).toEqual([b]);
+    const withMessages = await studio<{ threadsMessages: { threadId: string }[] }>(
+      emulator.handle,
+      "POST",
+      PATHS.listDatasetThreadsMessages,
+      { datasetId: "ds_a", page: { limit: 10 } },
+    );
+    expect(withMessages.body.threadsMessages.map((t) => t.threadId)).toEqual([b]);
+  });
+
   it.each([
     ["limit=0", "limit"],
     ["limit=101", "limit"],

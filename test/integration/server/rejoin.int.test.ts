@@ -88,10 +88,11 @@ describe("a page that reloads during a run", () => {
   });
 
   it("keeps the run open while the thread's snapshot is saved: a join ends on the saved thread", async () => {
-    // The thread list's saves (the snapshot's older message deleted) wait at a gate.
+    // The thread list's saves (the new snapshot appended to the chat thread) wait at a gate.
     const released = gatedGraph();
     released.openAll();
     let gate: Promise<void> | undefined;
+    let saves = "";
     let open = () => {};
     let held = () => {};
     const heldSave = new Promise<void>((resolve) => {
@@ -104,7 +105,7 @@ describe("a page that reloads during a run", () => {
       fetch: async (input: string | URL | Request, init?: RequestInit) => {
         const method = (init?.method ??
           (input instanceof Request ? input.method : "GET")) as string;
-        if (gate && method.toUpperCase() === "DELETE" && String(input).includes("/messages/")) {
+        if (gate && method.toUpperCase() === "POST" && String(input).endsWith(saves)) {
           held();
           await gate;
         }
@@ -118,6 +119,7 @@ describe("a page that reloads during a run", () => {
     });
     const client = sdkClient(handler);
     const thread = await client.threads.create();
+    saves = `/threads/${thread.thread_id}/messages`;
     gate = new Promise<void>((resolve) => {
       open = resolve;
     });

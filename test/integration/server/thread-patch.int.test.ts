@@ -9,6 +9,7 @@ import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { beforeEach, describe, expect, it } from "vitest";
 import { StudioClient } from "../../../src/client";
 import { StudioCheckpointSaver } from "../../../src/langgraph";
+import { snapshotMessage } from "../../../src/records/chat-thread";
 import { createAgentServer } from "../../../src/server";
 import { useEmulator } from "../../helpers/emulator";
 import { deferred, drain, gate } from "../../helpers/gate";
@@ -132,5 +133,23 @@ describe("createAgentServer: a PATCH while a run ends", () => {
     await Promise.all([run, patch]);
     const thread = await client.threads.get(threadId);
     expect(thread.metadata).toMatchObject({ from: "test", pinned: true, graph_id: "first" });
+  });
+});
+
+describe("createAgentServer: the thread's first snapshot", () => {
+  it("is never read over a later save, whatever the clocks say", async () => {
+    const { handler } = studioServer(emulator.handle);
+    const client = sdkClient(handler);
+    const thread = await client.threads.create({ metadata: { state: "created" } });
+    // A save by a process whose clock is behind this one's: an older `updated_at` than the
+    // first snapshot's, written after it.
+    const behind = new Date(Date.parse(thread.updated_at) - 60_000).toISOString();
+    const saved = { ...thread, metadata: { state: "saved" }, updated_at: behind };
+    await studioClient().createMessage(thread.thread_id, snapshotMessage(saved));
+    // Read by a process that has not seen the thread (nothing cached), and in a search.
+    const fresh = sdkClient(studioServer(emulator.handle).handler);
+    expect((await fresh.threads.get(thread.thread_id)).metadata).toEqual({ state: "saved" });
+    const listed = await fresh.threads.search();
+    expect(listed.map((t) => t.metadata)).toEqual([{ state: "saved" }]);
   });
 });

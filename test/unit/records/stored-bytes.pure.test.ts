@@ -14,7 +14,12 @@ import {
   RecordReader,
   recordMessages,
 } from "../../../src/langgraph/records";
-import { chatThreadMetadata, OWNER_KEY, snapshotMessage } from "../../../src/records/chat-thread";
+import {
+  chatThreadMetadata,
+  firstSnapshotMessage,
+  OWNER_KEY,
+  snapshotMessage,
+} from "../../../src/records/chat-thread";
 import { chatThreadIdMetadata } from "../../../src/records/chat-thread-id";
 import {
   checkpointRecord,
@@ -129,6 +134,19 @@ describe("records written again are byte-identical to the stored fixtures", () =
     }
   });
 
+  it("chat-thread-view-format-2: each thread's first snapshot, and a later one beside it", () => {
+    const { messages } = load("chat-thread-view-format-2");
+    const snapshots = messages.filter((m) => m.metadata?.[KIND_KEY] === "chat-thread-view");
+    const first = snapshots.filter((m) => m.metadata?.lc_format === "2");
+    expect(first).toHaveLength(2);
+    expect(snapshots).toHaveLength(3);
+    for (const message of snapshots) {
+      const view = JSON.parse(messageText(message.content));
+      const again = first.includes(message) ? firstSnapshotMessage(view) : snapshotMessage(view);
+      expect(written(again)).toEqual(written(message));
+    }
+  });
+
   it("chat-thread-id: the id threads' tags", () => {
     const { threads } = load("chat-thread-id");
     const ids = threads.filter((t) => t.metadata?.[KIND_KEY] === "chat-thread-id");
@@ -141,8 +159,10 @@ describe("records written again are byte-identical to the stored fixtures", () =
   });
 
   it("session-layout: the account's record", () => {
-    // Written by sessions outside a dataset; the server's checkpointer has one (it must).
-    for (const name of names.filter((n) => n !== "chat-thread-id")) {
+    // Written by sessions outside a dataset; the server's checkpointer has one (it must). The
+    // format 2 snapshots' fixture ran no graph: no session at all.
+    const without = ["chat-thread-id", "chat-thread-view-format-2"];
+    for (const name of names.filter((n) => !without.includes(n))) {
       const layout = load(name).threads.filter((t) => t.datasetId === LAYOUT_DATASET);
       expect(layout).toHaveLength(1);
       const { title, metadata, datasetId } = layout[0]!;
