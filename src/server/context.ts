@@ -111,13 +111,19 @@ export async function shownAll(ctx: ServerContext, views: ThreadView[]): Promise
   return views.map((view) => shown(ctx, view, busy));
 }
 
-/** The graph that last ran on the thread, as its owner runs it, if the server still has it. */
+/**
+ * The graph of the thread's run under way (on any instance), else the graph that last ran on it,
+ * as its owner runs it, if the server still has it. The record names a run's graph only once the
+ * run ends: read with the previous run's graph, a run of another graph under way has no `next`,
+ * and a UI reloaded then takes the thread for idle and never rejoins it.
+ */
 export async function graphOf(
   ctx: ServerContext,
   owner: string,
   view: ThreadView,
 ): Promise<RunnableGraph | undefined> {
-  const id = view.metadata.graph_id;
+  const [newest] = await ctx.directory.list(view.thread_id, undefined, 1);
+  const id = newest?.status === "running" ? newest.assistant_id : view.metadata.graph_id;
   if (typeof id !== "string") return undefined;
   return (await runnableAssistant(ctx, owner, id))?.graph;
 }

@@ -5,8 +5,10 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { useEmulator } from "../../helpers/emulator";
+import { gatedGraph } from "./gated-graph";
+import { whoamiGraph } from "./graphs";
 import { sdkClient, statusOf, studioServer, twoUsers } from "./harness";
-import { agentTurn, approvalUntilInterrupt, texts } from "./scripts";
+import { agentTurn, approvalUntilInterrupt, say, texts } from "./scripts";
 
 const emulator = useEmulator();
 
@@ -184,5 +186,28 @@ describe("select on state and history", () => {
     });
     const error = (await badHistory.catch((e: unknown) => e)) as { message: string };
     expect(error.message).toContain("select.1");
+  });
+});
+
+describe("threads.getState while a run of another graph is under way", () => {
+  it("reads the thread with the running graph, so a reloaded UI sees what runs next", async () => {
+    const gated = gatedGraph();
+    const client = sdkClient(
+      studioServer(emulator.handle, {
+        graphs: { whoami: whoamiGraph(), slow: gated.graph },
+      }).handler,
+    );
+    const thread = await client.threads.create();
+    await agentTurn(client, thread.thread_id, "hello", "whoami");
+    const run = await client.runs.create(thread.thread_id, "slow", { input: say("again") });
+    await gated.entered(0);
+    // The record still names "whoami" (it changes at the run's end); read with it, the
+    // checkpoint of "slow" would have nothing next.
+    const during = await client.threads.getState(thread.thread_id);
+    expect(during.next).toEqual(["reply"]);
+    gated.openAll();
+    await client.runs.join(thread.thread_id, run.run_id);
+    expect((await client.threads.getState(thread.thread_id)).next).toEqual([]);
+    expect((await client.threads.get(thread.thread_id)).metadata?.graph_id).toBe("slow");
   });
 });
