@@ -92,13 +92,20 @@ export function instanceWentAway(error: unknown): boolean {
 
 /**
  * `call` again (at most 3 times) when its instance went away while answering, as a load
- * balancer retries an idempotent request. Only for reads and other calls safe to repeat.
+ * balancer retries an idempotent request; and, at most 50 times 100 ms apart, while it answers
+ * 503 (its instance reconnecting to a Redis that restarted, as the docs tell a client to retry).
+ * Only for reads and other calls safe to repeat.
  */
 export async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1, reconnecting = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
+      if ((error as { status?: number }).status === 503 && reconnecting++ < 50) {
+        attempt--;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
       if (!instanceWentAway(error) || attempt >= 3) throw error;
     }
   }
