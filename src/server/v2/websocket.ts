@@ -147,28 +147,36 @@ export class ProtocolSocketSession implements SocketListener {
     const id = crypto.randomUUID();
     const subscription: Subscription = { filter, after: 0, held: [] };
     this.#subscriptions.set(id, subscription);
-    const replayed = this.#log ? await this.#replay(this.#log, subscription) : 0;
+    const replayed = this.#log ? await this.#replay(this.#log, [subscription]) : 0;
     if (!this.#log) subscription.held = undefined;
     this.#send(success(command.id, { subscription_id: id, replayed_events: replayed }));
   }
 
   /**
-   * Writes what the log keeps for `subscription`, then the live events it matched meanwhile;
-   * from then on the socket's reader writes its events. Resolves with the replay's length.
+   * Writes what the log keeps for `subscriptions` (once for all of them, in `seq` order), then
+   * the live events they matched meanwhile, each once; from then on the socket's reader writes
+   * its events. Resolves with the replay's length.
    */
-  async #replay(log: ProtocolLog, subscription: Subscription): Promise<number> {
+  async #replay(log: ProtocolLog, subscriptions: Subscription[]): Promise<number> {
     let replay: Replay;
     try {
-      replay = await log.replay((event) => matches(event, subscription.filter));
+      replay = await log.replay((event) =>
+        subscriptions.some(({ filter }) => matches(event, filter)),
+      );
     } catch (error) {
       this.#failed(error);
       return 0;
     }
     for (const event of replay.events) this.#write(event.json);
-    subscription.after = replay.through;
-    const held = subscription.held ?? [];
-    subscription.held = undefined;
-    for (const event of held) if (event.seq > replay.through) this.#write(event.json);
+    const late = new Map<number, LoggedEvent>();
+    for (const subscription of subscriptions) {
+      subscription.after = replay.through;
+      for (const event of subscription.held ?? []) {
+        if (event.seq > replay.through) late.set(event.seq, event);
+      }
+      subscription.held = undefined;
+    }
+    for (const event of [...late.values()].sort((a, b) => a.seq - b.seq)) this.#write(event.json);
     this.#unwatch ??= log.watch(
       (event) => this.#live(event),
       replay.through,
@@ -225,25 +233,7 @@ export class ProtocolSocketSession implements SocketListener {
     const kept = [...this.#subscriptions.values()];
     if (kept.length === 0) return;
     for (const subscription of kept) subscription.held = [];
-    let replay: Replay;
-    try {
-      replay = await log.replay((event) => kept.some(({ filter }) => matches(event, filter)));
-    } catch (error) {
-      this.#failed(error);
-      return;
-    }
-    for (const event of replay.events) this.#write(event.json);
-    for (const subscription of kept) {
-      subscription.after = replay.through;
-      const held = subscription.held ?? [];
-      subscription.held = undefined;
-      for (const event of held) if (event.seq > replay.through) this.#write(event.json);
-    }
-    this.#unwatch ??= log.watch(
-      (event) => this.#live(event),
-      replay.through,
-      (error) => this.#failed(error),
-    );
+    await this.#replay(log, kept);
   }
 
   #send(body: Json): void {
