@@ -66,6 +66,28 @@ export class Scripts {
   }
 }
 
+/**
+ * One blocking read of a stream's entries after entry `from`: at most 256, as soon as there are
+ * any, or null after `blockMs` without one. It holds `reader`'s connection meanwhile.
+ */
+export function readAfter(
+  reader: RedisClientLike,
+  key: string,
+  from: string,
+  blockMs: number,
+): Promise<unknown> {
+  return reader.sendCommand([
+    "XREAD",
+    "COUNT",
+    "256",
+    "BLOCK",
+    String(blockMs),
+    "STREAMS",
+    key,
+    from,
+  ]);
+}
+
 /** A flat RESP2 hash reply (`HGETALL`) as an object. */
 export function hashOf(reply: unknown): Record<string, string> {
   const out: Record<string, string> = {};

@@ -15,7 +15,7 @@ import type {
 import { HttpProblem } from "../http";
 import type { RunEvent, RunRecord } from "../runs";
 import { delay, unrefTimer as unref, withinTime } from "../timers";
-import { hashOf, type RedisClientLike, Scripts } from "./connection";
+import { hashOf, type RedisClientLike, readAfter, Scripts } from "./connection";
 import { END_ENTRY, entryId, RedisKeys, resumeAfter } from "./keys";
 import { type Claimed, ReadyQueue } from "./ready-queue";
 import { RemoteRun } from "./remote-run";
@@ -619,16 +619,7 @@ export class RedisCoordination implements RunCoordination {
       while (!this.#closed) {
         let reply: unknown;
         try {
-          reply = await reader.sendCommand([
-            "XREAD",
-            "COUNT",
-            "256",
-            "BLOCK",
-            "2000",
-            "STREAMS",
-            key,
-            from,
-          ]);
+          reply = await readAfter(reader, key, from, 2_000);
         } catch {
           // Redis unreachable: read again from the same place once it answers.
           await delay(200);

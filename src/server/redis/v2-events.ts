@@ -15,7 +15,7 @@ import { AgentTree } from "../v2/agent-tree";
 import { type EventFilter, type LoggedEvent, loggedEvent, matches } from "../v2/event-log";
 import type { DraftEvent } from "../v2/protocol-events";
 import type { ProtocolLog, Replay, SharedProtocolLogs } from "../v2/protocol-log";
-import { type RedisClientLike, Scripts } from "./connection";
+import { type RedisClientLike, readAfter, Scripts } from "./connection";
 import type { RedisKeys } from "./keys";
 import { entriesOf, streamsOf, V2_APPEND, V2_CLEAR, V2_EVENT_FORMAT, V2_TOP } from "./v2-stored";
 
@@ -34,7 +34,7 @@ export interface RedisV2EventsSettings {
 }
 
 /** How long a blocking read waits before it looks again (the client closed meanwhile?). */
-const BLOCK_MS = "2000";
+const BLOCK_MS = 2_000;
 /**
  * How long a command counts as being handled at most (an instance that died while handling one
  * leaves its count behind), and how long a stream waits for the commands under way.
@@ -236,16 +236,7 @@ class RedisThreadLog implements ProtocolLog {
       while (!signal.aborted) {
         let reply: unknown;
         try {
-          reply = await reader.sendCommand([
-            "XREAD",
-            "COUNT",
-            "256",
-            "BLOCK",
-            BLOCK_MS,
-            "STREAMS",
-            this.#key,
-            from,
-          ]);
+          reply = await readAfter(reader, this.#key, from, BLOCK_MS);
         } catch (error) {
           // Closed by the client: the end. Redis unreachable: the stream breaks, and the client
           // reconnects with `since` (to this instance or another) once it is back.
