@@ -296,15 +296,7 @@ export class RunLifecycle {
       // `turn` never rejects, so the chain cannot break.
       await ahead;
       await untilOrAborted(admitted + delayMs - Date.now(), run.controller.signal);
-      if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
-      const ran = await this.#start(run, request);
-      if (ran === undefined) {
-        status = "error";
-        return;
-      }
-      status = ran;
-      if (this.#parts.guard.forbidden(run.thread_id)) return;
-      if (!request.temporary) status = await this.#save(run, status, request);
+      status = (await this.#runAndSave(run, request)) ?? status;
     } catch (error) {
       request.report(error);
       status = "error";
@@ -314,6 +306,25 @@ export class RunLifecycle {
       await ended(request, run, status);
       run.end(status);
     }
+  }
+
+  /**
+   * Runs the graph, then saves the thread record (rules 2, 5 to 7): how the run ended
+   * ("interrupted" when it was cancelled, or its thread is being deleted, before it started), or
+   * undefined when it goes on in another instance (`elsewhere`, rule 11).
+   */
+  async #runAndSave(
+    run: RunRecord,
+    request: RunRequest,
+    elsewhere = () => false,
+  ): Promise<RunStatus | undefined> {
+    const { guard } = this.#parts;
+    if (run.controller.signal.aborted || guard.forbidden(run.thread_id)) return "interrupted";
+    const ran = await this.#start(run, request);
+    if (ran === undefined) return "error";
+    if (elsewhere()) return undefined;
+    if (guard.forbidden(run.thread_id) || request.temporary) return ran;
+    return this.#save(run, ran, request);
   }
 
   /**
@@ -362,19 +373,13 @@ export class RunLifecycle {
         }
         if ("cancelled" in turn) return;
       }
-      if (run.controller.signal.aborted || this.#parts.guard.forbidden(run.thread_id)) return;
-      const ran = await this.#start(run, request);
-      if (ran === undefined) {
-        status = "error";
-        return;
-      }
-      status = ran;
-      if (run.drained || shared.lost(run.run_id)) {
-        handedOff = true;
-        return;
-      }
-      if (this.#parts.guard.forbidden(run.thread_id)) return;
-      if (!request.temporary) status = await this.#save(run, status, request);
+      const ran = await this.#runAndSave(
+        run,
+        request,
+        () => run.drained || shared.lost(run.run_id),
+      );
+      if (ran === undefined) handedOff = true;
+      else status = ran;
     } catch (error) {
       request.report(error);
       status = "error";
