@@ -56,8 +56,10 @@ const SHARED_PROCESS: { isolate: false; setupFiles: string[]; environment: "node
 export default defineConfig({
   test: {
     // vitest's default on 2 cores is one worker (cores - 1), which leaves a core idle whenever a
-    // test waits on a child process, a socket or a timer. Two workers keep both busy.
-    maxWorkers: 2,
+    // test waits on a child process, a socket or a timer. Three: the cluster files (one at a
+    // time) hold a worker mostly waiting on their instances, leases and kills, and the other two
+    // keep both cores busy meanwhile (docs/development.md, "How long the suite takes").
+    maxWorkers: 3,
     // A test's timeout guards against a hang; it is not a speed target. vitest's 5 s default
     // failed CPU-bound property and 16 MiB stream tests at a load average of 16 (#36). A project
     // does not inherit these: each one sets its own (DEFAULT_TIMEOUTS or longer).
