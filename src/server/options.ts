@@ -277,6 +277,15 @@ export function serverSettings(options: AgentServerOptions): ServerSettings {
     );
   }
   refuseUnknownKeys(options, SERVER_OPTION_KEYS);
+  if (options.coordination !== undefined && options.keyRing !== undefined) {
+    // Redis would hold each run's input and events (the conversation) in plaintext for as long
+    // as a join may read them, beside a service that holds them sealed.
+    throw new StudioValidationError(
+      "coordination",
+      "cannot be used with keyRing: Redis would keep the runs' events unencrypted; run one " +
+        "instance, or leave keyRing out",
+    );
+  }
   const own: Record<string, unknown> = {};
   const clientFields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
