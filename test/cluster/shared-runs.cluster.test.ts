@@ -223,7 +223,8 @@ describe("redisCoordination: two instances, one Redis", () => {
   it("answers 503 for a new run while Redis is down, and takes runs again once it is back", async () => {
     const counted = gatedGraph();
     counted.openAll();
-    const [a] = instances({ counted: counted.graph });
+    // A short lease: once Redis is back, the thread takes runs again within about one lease.
+    const [a] = instances({ counted: counted.graph }, 2_000);
     const thread = await a.sdk.threads.create();
     expect((await a.handler(postRun(thread.thread_id, body("one")))).status).toBe(200);
     await redis.stop();
