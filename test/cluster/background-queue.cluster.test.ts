@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { say, texts } from "../integration/server/scripts";
 import { gateName, STEPS, stepsReplies } from "./graphs";
 import { useCluster } from "./harness";
-import { threadTexts, unique } from "./runs";
+import { instanceIndex as indexOf, threadTexts, unique } from "./runs";
 
 const cluster = useCluster({ redis: true, maxBackgroundRuns: 1 });
 
@@ -46,11 +46,6 @@ function holdRun(text: string, steps: readonly (typeof STEPS)[number][] = STEPS)
       for (const step of STEPS) gates.open(gateName(text, step));
     },
   };
-}
-
-/** The instance index (0, 1, 2) a gate's caller named. */
-function indexOf(instanceId: string | undefined): number {
-  return Number(/instance-(\d+)/.exec(instanceId ?? "")?.[1] ?? -1);
 }
 
 /** What a serial run of `text` leaves on its thread. */

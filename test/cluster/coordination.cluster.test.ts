@@ -14,7 +14,15 @@ import { say, texts } from "../integration/server/scripts";
 import { gateName, STEPS, stepsReplies } from "./graphs";
 import { useCluster } from "./harness";
 import { INSTANCE_HEADER } from "./proxy";
-import { follow, lastValues, statusOf, threadTexts, unique } from "./runs";
+import {
+  follow,
+  holdStep,
+  instanceIndex as indexOf,
+  lastValues,
+  statusOf,
+  threadTexts,
+  unique,
+} from "./runs";
 
 const cluster = useCluster({ redis: true });
 
@@ -38,22 +46,9 @@ async function startRun(
   return run.run_id;
 }
 
-/** Holds `text`'s run at `step` and resolves once it got there. */
-function holdAt(text: string, step: (typeof STEPS)[number]) {
-  const { gates } = cluster.get();
-  const name = gateName(text, step);
-  gates.hold(name);
-  return {
-    reached: (times = 1) => gates.arrived(name, times),
-    open: () => gates.open(name),
-    by: () => gates.reachedBy(name),
-  };
-}
-
-/** The instance index (0, 1, 2) a gate's caller named. */
-function indexOf(instanceId: string | undefined): number {
-  return Number(/instance-(\d+)/.exec(instanceId ?? "")?.[1] ?? -1);
-}
+/** Holds `text`'s run of `steps` at `step` (`holdStep`). */
+const holdAt = (text: string, step: (typeof STEPS)[number]) =>
+  holdStep(cluster.get().gates, text, step);
 
 describe("one run per thread, across instances", () => {
   it("answers 409 from every instance while another one runs the thread", async () => {

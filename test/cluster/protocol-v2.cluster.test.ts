@@ -18,7 +18,7 @@ import { say, texts } from "../integration/server/scripts";
 import { gateName, STEPS, stepsReplies } from "./graphs";
 import { useCluster } from "./harness";
 import { INSTANCE_HEADER } from "./proxy";
-import { retried, threadTexts, unique } from "./runs";
+import { holdStep, instanceIndex as indexOf, retried, threadTexts, unique } from "./runs";
 
 const cluster = useCluster({ redis: true });
 
@@ -37,22 +37,9 @@ const via =
     });
   };
 
-/** Holds `text`'s run of `steps` at `step`. */
-function holdAt(text: string, step: (typeof STEPS)[number]) {
-  const { gates } = cluster.get();
-  const name = gateName(text, step);
-  gates.hold(name);
-  return {
-    reached: (times = 1) => gates.arrived(name, times),
-    open: () => gates.open(name),
-    by: () => gates.reachedBy(name),
-  };
-}
-
-/** The instance index (0, 1, 2) a gate's caller named. */
-function indexOf(instanceId: string | undefined): number {
-  return Number(/instance-(\d+)/.exec(instanceId ?? "")?.[1] ?? -1);
-}
+/** Holds `text`'s run of `steps` at `step` (`holdStep`). */
+const holdAt = (text: string, step: (typeof STEPS)[number]) =>
+  holdStep(cluster.get().gates, text, step);
 
 async function runStart(index: number, threadId: string, assistantId: string, text: string) {
   const started = await command(via(index), threadId, {

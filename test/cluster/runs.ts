@@ -6,6 +6,8 @@
  */
 import type { Client } from "@langchain/langgraph-sdk";
 import { texts } from "../integration/server/scripts";
+import type { GateServer } from "./gate-server";
+import { gateName, type STEPS } from "./graphs";
 
 export interface FollowedEvent {
   id: string | undefined;
@@ -119,3 +121,19 @@ export function unique(label: string): string {
 }
 
 export { statusOf } from "../integration/server/harness";
+
+/** Holds `text`'s run of `steps` at `step`: resolves once it got there, lets it go on, says who. */
+export function holdStep(gates: GateServer, text: string, step: (typeof STEPS)[number]) {
+  const name = gateName(text, step);
+  gates.hold(name);
+  return {
+    reached: (times = 1) => gates.arrived(name, times),
+    open: () => gates.open(name),
+    by: () => gates.reachedBy(name),
+  };
+}
+
+/** The instance index (0, 1, 2) a gate's caller named. */
+export function instanceIndex(instanceId: string | undefined): number {
+  return Number(/instance-(\d+)/.exec(instanceId ?? "")?.[1] ?? -1);
+}
