@@ -10,26 +10,13 @@ import { describe, expect, it } from "vitest";
 import { say, texts } from "../integration/server/scripts";
 import { gateName, STEPS, stepsReplies } from "./graphs";
 import { useCluster } from "./harness";
-import { instanceIndex as indexOf, threadTexts, unique } from "./runs";
+import { instanceIndex as indexOf, SYNC, startSteps, threadTexts, unique } from "./runs";
 
 const cluster = useCluster({ redis: true, maxBackgroundRuns: 1 });
 
-/** Each step's checkpoint stored before the next one starts (a kill then loses no step). */
-const SYNC = { durability: "sync" } as const;
-
-/** A background run of `steps` on `threadId`, admitted through instance `via`. */
-async function startRun(
-  via: number,
-  threadId: string,
-  text: string,
-  extra: Record<string, unknown> = {},
-): Promise<string> {
-  const run = await cluster
-    .get()
-    .client(via)
-    .runs.create(threadId, "steps", { input: say(text), ...extra });
-  return run.run_id;
-}
+/** A background run of `steps` on `threadId` through instance `via` (`startSteps`). */
+const startRun = (via: number, threadId: string, text: string, extra = {}) =>
+  startSteps(cluster.get().client(via), threadId, text, extra);
 
 /** Holds `text`'s run at each of `steps` (every step by default) until the test opens it. */
 function holdRun(text: string, steps: readonly (typeof STEPS)[number][] = STEPS) {

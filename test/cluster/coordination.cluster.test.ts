@@ -19,6 +19,8 @@ import {
   holdStep,
   instanceIndex as indexOf,
   lastValues,
+  SYNC,
+  startSteps,
   statusOf,
   threadTexts,
   unique,
@@ -26,25 +28,9 @@ import {
 
 const cluster = useCluster({ redis: true });
 
-/**
- * Each step's checkpoint stored before the next step starts: "the run reached step two" then
- * means step one is in the service, whatever the machine's load, so a test can assert it.
- */
-const SYNC = { durability: "sync" } as const;
-
-/** A background run of `steps` on `threadId` through instance `via`. */
-async function startRun(
-  via: number,
-  threadId: string,
-  text: string,
-  extra: Record<string, unknown> = {},
-): Promise<string> {
-  const run = await cluster
-    .get()
-    .client(via)
-    .runs.create(threadId, "steps", { input: say(text), ...extra });
-  return run.run_id;
-}
+/** A background run of `steps` on `threadId` through instance `via` (`startSteps`). */
+const startRun = (via: number, threadId: string, text: string, extra = {}) =>
+  startSteps(cluster.get().client(via), threadId, text, extra);
 
 /** Holds `text`'s run of `steps` at `step` (`holdStep`). */
 const holdAt = (text: string, step: (typeof STEPS)[number]) =>

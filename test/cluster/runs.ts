@@ -5,7 +5,7 @@
  * thread's messages.
  */
 import type { Client } from "@langchain/langgraph-sdk";
-import { texts } from "../integration/server/scripts";
+import { say, texts } from "../integration/server/scripts";
 import type { GateServer } from "./gate-server";
 import { gateName, type STEPS } from "./graphs";
 
@@ -136,4 +136,20 @@ export function holdStep(gates: GateServer, text: string, step: (typeof STEPS)[n
 /** The instance index (0, 1, 2) a gate's caller named. */
 export function instanceIndex(instanceId: string | undefined): number {
   return Number(/instance-(\d+)/.exec(instanceId ?? "")?.[1] ?? -1);
+}
+
+/**
+ * Each step's checkpoint stored before the next step starts: "the run reached step two" then
+ * means step one is in the service, whatever the machine's load, so a test can assert it.
+ */
+export const SYNC = { durability: "sync" } as const;
+
+/** A background run of `steps` on `threadId` sent through `client`; resolves with its id. */
+export async function startSteps(
+  client: Client,
+  threadId: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  return (await client.runs.create(threadId, "steps", { input: say(text), ...extra })).run_id;
 }
